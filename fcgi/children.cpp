@@ -1,0 +1,96 @@
+#include "fcgi/children.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "fcgi/log.h"
+
+namespace supportcrm {
+namespace {
+
+std::string describe_status(int status) {
+    if (WIFEXITED(status)) {
+        return "exited with status " + std::to_string(WEXITSTATUS(status));
+    }
+    if (WIFSIGNALED(status)) {
+        return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+               strsignal(WTERMSIG(status)) + ")";
+    }
+    return "ended with raw status " + std::to_string(status);
+}
+
+}  // namespace
+
+bool Children::spawn() {
+    pid_t pid = fork();
+    if (pid < 0) {
+        log::error_errno("fork", errno);
+        return false;
+    }
+    if (pid == 0) {
+        int status = worker_main_();
+        // _exit: the master's atexit handlers and buffers are not the worker's to run.
+        _exit(status);
+    }
+    children_.push_back({pid, generation_, Clock::now()});
+    log::info("started worker pid=" + std::to_string(pid));
+    return true;
+}
+
+std::vector<Children::Exit> Children::reap() {
+    std::vector<Exit> exits;
+    while (true) {
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) {
+            break;
+        }
+        for (auto it = children_.begin(); it != children_.end(); ++it) {
+            if (it->pid != pid) {
+                continue;
+            }
+            Exit e{pid, status, it->generation == generation_, Clock::now() - it->started};
+            children_.erase(it);
+            double uptime = std::chrono::duration<double>(e.uptime).count();
+            char up[32];
+            std::snprintf(up, sizeof up, "%.1fs", uptime);
+            std::string message = "worker pid=" + std::to_string(pid) + " " +
+                                  describe_status(status) + " after " + up;
+            bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            clean ? log::info(message) : log::warning(message);
+            exits.push_back(e);
+            break;
+        }
+    }
+    return exits;
+}
+
+void Children::signal_all(int sig) {
+    for (const Child& c : children_) {
+        kill(c.pid, sig);
+    }
+}
+
+void Children::signal_generation(unsigned generation, int sig) {
+    for (const Child& c : children_) {
+        if (c.generation == generation) {
+            kill(c.pid, sig);
+        }
+    }
+}
+
+std::size_t Children::count_current() const {
+    std::size_t n = 0;
+    for (const Child& c : children_) {
+        n += c.generation == generation_;
+    }
+    return n;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,155 @@
+#include "fcgi/listen_socket.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace supportcrm {
+namespace {
+
+constexpr int kSdListenFdsStart = 3;
+
+[[noreturn]] void fail(const std::string& what) {
+    int err = errno;
+    throw std::runtime_error(what + ": " + std::strerror(err));
+}
+
+// The fd systemd passed us, if this process is the one it was meant for.
+int inherited_fd() {
+    const char* pid = std::getenv("LISTEN_PID");
+    const char* fds = std::getenv("LISTEN_FDS");
+    if (pid == nullptr || fds == nullptr || std::strtol(pid, nullptr, 10) != getpid() ||
+        std::strtol(fds, nullptr, 10) < 1) {
+        return -1;
+    }
+    // Not for our children: they must not take the variables as theirs.
+    unsetenv("LISTEN_PID");
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+    fcntl(kSdListenFdsStart, F_SETFD, FD_CLOEXEC);
+    return kSdListenFdsStart;
+}
+
+bool live_server_at(const sockaddr_un& addr) {
+    int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) {
+        return false;
+    }
+    bool live = connect(probe, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    close(probe);
+    return live;
+}
+
+int bind_unix(const std::string& path, unsigned mode, int backlog) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (path.size() >= sizeof addr.sun_path) {
+        throw std::runtime_error("listen: unix socket path too long: " + path);
+    }
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    struct stat st {};
+    if (lstat(path.c_str(), &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            throw std::runtime_error("listen: " + path + " exists and is not a socket");
+        }
+        if (live_server_at(addr)) {
+            throw std::runtime_error("listen: another server is accepting on " + path);
+        }
+        unlink(path.c_str());  // stale socket of a previous run
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        fail("socket(AF_UNIX)");
+    }
+    if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        fail("bind " + path);
+    }
+    if (chmod(path.c_str(), mode) != 0 || listen(fd, backlog) != 0) {
+        int err = errno;
+        close(fd);
+        unlink(path.c_str());
+        errno = err;
+        fail("listen " + path);
+    }
+    return fd;
+}
+
+int bind_tcp(const std::string& address, int backlog) {
+    auto colon = address.rfind(':');
+    if (colon == std::string::npos) {
+        throw std::runtime_error("listen: expected a unix path or host:port, got " + address);
+    }
+    std::string host = address.substr(0, colon);
+    std::string port = address.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found);
+    if (rc != 0) {
+        throw std::runtime_error("listen " + address + ": " + gai_strerror(rc));
+    }
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(found, freeaddrinfo);
+    int fd = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        fail("socket");
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, found->ai_addr, found->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        fail("bind/listen " + address);
+    }
+    return fd;
+}
+
+}  // namespace
+
+ListenSocket ListenSocket::open(const Config& config) {
+    int fd = inherited_fd();
+    if (fd >= 0) {
+        return ListenSocket(fd, "", "fd 3 from systemd (LISTEN_FDS)");
+    }
+    if (!config.listen.empty() && config.listen[0] == '/') {
+        fd = bind_unix(config.listen, config.listen_mode, config.listen_backlog);
+        return ListenSocket(fd, config.listen, "unix:" + config.listen);
+    }
+    fd = bind_tcp(config.listen, config.listen_backlog);
+    return ListenSocket(fd, "", "tcp:" + config.listen);
+}
+
+ListenSocket::ListenSocket(ListenSocket&& other) noexcept
+    : fd_(other.fd_),
+      unix_path_(std::move(other.unix_path_)),
+      description_(std::move(other.description_)) {
+    other.fd_ = -1;
+    other.unix_path_.clear();
+}
+
+ListenSocket::~ListenSocket() {
+    if (fd_ >= 0) {
+        close(fd_);
+    }
+    if (!unix_path_.empty()) {
+        unlink(unix_path_.c_str());
+    }
+}
+
+}  // namespace supportcrm

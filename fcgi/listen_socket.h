@@ -1,0 +1,35 @@
+// The FastCGI listen socket: inherited from systemd (LISTEN_FDS) when socket-activated, else
+// bound by the master from `listen` (a unix path or host:port). Owned RAII; a unix socket we
+// bound ourselves is removed again on close.
+#pragma once
+
+#include <string>
+
+#include "fcgi/config.h"
+
+namespace supportcrm {
+
+class ListenSocket {
+  public:
+    // Throws std::runtime_error with errno text on failure.
+    static ListenSocket open(const Config& config);
+
+    ListenSocket(ListenSocket&& other) noexcept;
+    ListenSocket& operator=(ListenSocket&&) = delete;
+    ~ListenSocket();
+
+    int fd() const { return fd_; }
+    const std::string& description() const { return description_; }
+    // In a worker: forget the unix path so the worker's exit does not remove it.
+    void release_path() { unix_path_.clear(); }
+
+  private:
+    ListenSocket(int fd, std::string unix_path, std::string description)
+        : fd_(fd), unix_path_(std::move(unix_path)), description_(std::move(description)) {}
+
+    int fd_;
+    std::string unix_path_;
+    std::string description_;
+};
+
+}  // namespace supportcrm

@@ -1,0 +1,67 @@
+// supportcrm-fcgi: the FastCGI master and its pre-forked workers.
+#include <iostream>
+
+#include "fcgi/config.h"
+#include "fcgi/listen_socket.h"
+#include "fcgi/log.h"
+#include "fcgi/master.h"
+
+namespace po = boost::program_options;
+using namespace supportcrm;
+
+namespace {
+
+po::options_description command_line_options() {
+    po::options_description general("supportcrm-fcgi [options]");
+    // clang-format off
+    general.add_options()
+        ("help,h", "show this help and exit")
+        ("version", "print the version and exit")
+        ("config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
+            "config file (INI)")
+        ("test-config,t", "check the configuration, print a summary and exit");
+    // clang-format on
+    general.add(config_options());
+    return general;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    po::options_description options = command_line_options();
+    po::variables_map command_line;
+    try {
+        po::store(po::parse_command_line(argc, argv, options), command_line);
+    } catch (const po::error& e) {
+        std::cerr << "supportcrm-fcgi: " << e.what() << " (see --help)\n";
+        return 2;
+    }
+    if (command_line.count("help")) {
+        std::cout << options << "\n";
+        return 0;
+    }
+    if (command_line.count("version")) {
+        std::cout << "supportcrm-fcgi " << SUPPORTCRM_VERSION << "\n";
+        return 0;
+    }
+    Config config;
+    try {
+        config = load_config(command_line);
+    } catch (const ConfigError& e) {
+        std::cerr << "supportcrm-fcgi: " << e.what() << "\n";
+        return kExitConfig;
+    }
+    if (command_line.count("test-config")) {
+        std::cout << "supportcrm-fcgi: configuration OK: " << describe(config) << "\n";
+        return 0;
+    }
+    log::set_level(config.log_level);
+    try {
+        ListenSocket socket = ListenSocket::open(config);
+        ConfigLoader reload = [&command_line] { return load_config(command_line); };
+        return run_master(socket, std::move(config), reload);
+    } catch (const std::exception& e) {
+        log::error(e.what());
+        return 1;
+    }
+}

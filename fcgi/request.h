@@ -1,0 +1,62 @@
+// One HTTP request as the worker sees it: what nginx passed as FastCGI params, and the body,
+// which is read only when a handler asks for it (after routing and authentication, in the
+// contract's order of checks).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace supportcrm {
+
+class BodySource {
+  public:
+    virtual ~BodySource() = default;
+    // Appends the body to out; false (and stops reading) once it would exceed max bytes.
+    virtual bool read(std::string& out, std::size_t max) = 0;
+};
+
+// A body already in memory (tests, and nothing else).
+class StringBody : public BodySource {
+  public:
+    explicit StringBody(std::string body) : body_(std::move(body)) {}
+    bool read(std::string& out, std::size_t max) override;
+
+  private:
+    std::string body_;
+};
+
+struct Request {
+    std::string method;
+    std::string path;   // raw path of REQUEST_URI, without the query string
+    std::string query;  // raw query string, without '?'
+    std::string content_type;
+    std::optional<std::size_t> content_length;  // as announced; nullopt when absent
+    std::optional<std::string> x_api_key;
+    std::optional<std::string> authorization;
+    std::string request_id;  // the client's X-Request-Id when acceptable, else generated
+
+    BodySource* body_source = nullptr;
+
+    enum class BodyState { unread, ok, too_large };
+    // Reads the body once (later calls return the cached outcome); body holds it when ok.
+    BodyState load_body(std::size_t max_bytes);
+    const std::string& body() const { return body_; }
+
+  private:
+    BodyState body_state_ = BodyState::unread;
+    std::string body_;
+};
+
+// Splits REQUEST_URI into path and query.
+void split_request_uri(std::string_view uri, std::string& path, std::string& query);
+
+// The client's X-Request-Id when it is 1..128 characters of [A-Za-z0-9._:-] (anything else
+// could forge log lines or headers); nullopt otherwise.
+std::optional<std::string> acceptable_request_id(std::string_view client_value);
+
+// A fresh 16-hex-digit request id.
+std::string generate_request_id();
+
+}  // namespace supportcrm

@@ -1,0 +1,22 @@
+// The route table: every operation of the API at a glance (router.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "handlers/handler.h"
+
+namespace supportcrm {
+
+struct RouteMatch {
+    enum class Kind { found, not_found, method_not_allowed };
+    Kind kind = Kind::not_found;
+    Handler handler = nullptr;
+    bool needs_key = true;
+    std::string_view path_id;  // the {id} segment (points into the matched path)
+    std::string allow;         // for method_not_allowed: "GET, POST"
+};
+
+RouteMatch route(std::string_view method, std::string_view path);
+
+}  // namespace supportcrm

@@ -1,0 +1,185 @@
+#include "fcgi/worker.h"
+
+#include <fcgiapp.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+
+#include "fcgi/dispatch.h"
+#include "fcgi/log.h"
+#include "fcgi/request.h"
+#include "fcgi/response.h"
+#include "fcgi/signals.h"
+
+namespace supportcrm {
+namespace {
+
+class FcgiBody : public BodySource {
+  public:
+    explicit FcgiBody(FCGX_Stream* in) : in_(in) {}
+    bool read(std::string& out, std::size_t max) override {
+        char buf[16384];
+        while (true) {
+            int n = FCGX_GetStr(buf, sizeof buf, in_);
+            if (n <= 0) {
+                return true;
+            }
+            if (out.size() + static_cast<std::size_t>(n) > max) {
+                return false;
+            }
+            out.append(buf, static_cast<std::size_t>(n));
+        }
+    }
+
+  private:
+    FCGX_Stream* in_;
+};
+
+std::optional<std::string> param(FCGX_ParamArray env, const char* name) {
+    const char* v = FCGX_GetParam(name, env);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    return std::string(v);
+}
+
+Request read_request(FCGX_Request& fcgi) {
+    Request r;
+    r.method = param(fcgi.envp, "REQUEST_METHOD").value_or("GET");
+    std::optional<std::string> uri = param(fcgi.envp, "REQUEST_URI");
+    split_request_uri(uri ? *uri : param(fcgi.envp, "DOCUMENT_URI").value_or("/"), r.path, r.query);
+    r.content_type = param(fcgi.envp, "CONTENT_TYPE").value_or("");
+    if (auto length = param(fcgi.envp, "CONTENT_LENGTH"); length && !length->empty()) {
+        r.content_length = std::strtoull(length->c_str(), nullptr, 10);
+    }
+    r.x_api_key = param(fcgi.envp, "HTTP_X_API_KEY");
+    r.authorization = param(fcgi.envp, "HTTP_AUTHORIZATION");
+    std::optional<std::string> client_id;
+    if (auto sent = param(fcgi.envp, "HTTP_X_REQUEST_ID")) {
+        client_id = acceptable_request_id(*sent);
+    }
+    r.request_id = client_id ? std::move(*client_id) : generate_request_id();
+    return r;
+}
+
+void write_response(FCGX_Request& fcgi, const Response& response, const std::string& request_id) {
+    std::string head = render_head(response, request_id);
+    FCGX_PutStr(head.data(), static_cast<int>(head.size()), fcgi.out);
+    FCGX_PutStr(response.body.data(), static_cast<int>(response.body.size()), fcgi.out);
+}
+
+void log_access(const Request& r, const Outcome& o, std::chrono::steady_clock::duration took) {
+    char line[96];
+    double ms = std::chrono::duration<double, std::milli>(took).count();
+    std::snprintf(line, sizeof line, " %d %.2fms", o.response.status, ms);
+    std::string message = r.method + " " + r.path + line;
+    message += o.shop_id ? " shop=" + std::to_string(*o.shop_id) : std::string(" shop=-");
+    log::info(message);
+}
+
+void serve(FCGX_Request& fcgi, Db& db, const Config& config) {
+    auto started = std::chrono::steady_clock::now();
+    Request request = read_request(fcgi);
+    FcgiBody body(fcgi.in);
+    request.body_source = &body;
+    log::set_request_id(request.request_id);
+    Outcome outcome = respond(request, db, config.max_body_bytes);
+    write_response(fcgi, outcome.response, request.request_id);
+    log_access(request, outcome, std::chrono::steady_clock::now() - started);
+    log::set_request_id("");
+}
+
+// Opened at start so the first request does not pay for it; a database that is down now is
+// retried by the first request (which answers 503 if it still is).
+void connect_early(Db& db) {
+    try {
+        db.connect();
+        db.prepare_all();
+    } catch (const DbUnavailable& e) {
+        log::warning(std::string(e.what()) + "; will retry on the first request");
+    } catch (const DbError& e) {
+        log::error(std::string(e.what()) + " (is the schema migrated?)");
+        db.disconnect();
+    }
+}
+
+class EpollFd {
+  public:
+    explicit EpollFd(int listen_fd) : fd_(epoll_create1(EPOLL_CLOEXEC)) {
+        epoll_event ev{};
+        // EXCLUSIVE: a new connection wakes one idle worker, not all of them.
+        ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+        ev.data.fd = listen_fd;
+        if (fd_ < 0 || epoll_ctl(fd_, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
+            log::error_errno("epoll", errno);
+        }
+    }
+    ~EpollFd() {
+        if (fd_ >= 0) {
+            close(fd_);
+        }
+    }
+    EpollFd(const EpollFd&) = delete;
+    EpollFd& operator=(const EpollFd&) = delete;
+
+    // Waits for a connection with the handled signals unblocked; false when one arrived.
+    bool wait() {
+        epoll_event ev{};
+        int n = epoll_pwait(fd_, &ev, 1, -1, &signals::wait_mask());
+        if (n < 0 && errno != EINTR) {
+            log::error_errno("epoll_pwait", errno);
+            sleep(1);  // do not spin on a persistent error
+        }
+        return n > 0;
+    }
+
+  private:
+    int fd_;
+};
+
+}  // namespace
+
+int run_worker(int listen_fd, const Config& config) {
+    pid_t master = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned worker stops too
+    if (getppid() != master) {
+        return 0;
+    }
+    signals::install_worker_handlers();
+    // After our handlers: libfcgi installs its own only where the default is still set.
+    if (FCGX_Init() != 0) {
+        log::error("FCGX_Init failed");
+        return 1;
+    }
+    FCGX_Request fcgi;
+    FCGX_InitRequest(&fcgi, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+    Db db(config.db);
+    connect_early(db);
+    EpollFd epoll(listen_fd);
+    log::debug("worker ready");
+
+    while (!signals::stop_requested) {
+        if (!epoll.wait()) {
+            continue;
+        }
+        // The listen socket is non-blocking: another worker may have taken the connection.
+        int rc = FCGX_Accept_r(&fcgi);
+        if (rc < 0) {
+            if (rc != -EAGAIN && rc != -EWOULDBLOCK && rc != -EINTR) {
+                log::error_errno("FCGX_Accept_r", -rc);
+            }
+            continue;
+        }
+        serve(fcgi, db, config);
+        FCGX_Finish_r(&fcgi);
+    }
+    FCGX_Free(&fcgi, 0);
+    log::debug("worker stopping");
+    return 0;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,75 @@
+// POST /api/v1/customers — api-v1.md §1, contract §5 "Customers".
+#include "handlers/api_error.h"
+#include "handlers/fields.h"
+#include "handlers/handler.h"
+#include "handlers/json_writer.h"
+#include "handlers/repo/customer_repo.h"
+#include "handlers/text.h"
+
+namespace supportcrm {
+namespace {
+
+// Blank email / phone_number count as absent (contract §3).
+void drop_blank(std::optional<std::string>& v) {
+    if (v && text::trim(*v).empty()) {
+        v.reset();
+    }
+}
+
+NewCustomer read_new_customer(FieldReader& f) {
+    NewCustomer c;
+    c.email = f.string("email", kShortText);
+    c.phone_number = f.string("phone_number", kShortText);
+    c.first_name = f.string("first_name", kShortText);
+    c.last_name = f.string("last_name", kShortText);
+    c.full_name = f.string("full_name", kFullName);
+    c.storefront_id = f.string_or_number("storefront_id", kShortText);
+    c.site_cms_id = f.string_or_number("site_cms_id", kShortText);
+    c.social_a_user_id = f.string_or_number("social_a_user_id", kShortText);
+    c.social_b_user_id = f.string_or_number("social_b_user_id", kShortText);
+    c.messaging_id = f.string_or_number("messaging_id", kShortText);
+    drop_blank(c.email);
+    drop_blank(c.phone_number);
+    if (!c.full_name) {
+        c.full_name = text::join_names(c.first_name, c.last_name);
+    }
+    return c;
+}
+
+}  // namespace
+
+Response create_customer(HandlerContext& ctx) {
+    auto body = read_json_object(ctx);
+    if (body.error) {
+        return std::move(*body.error);
+    }
+    FieldReader fields(body.value);
+    NewCustomer customer = read_new_customer(fields);
+    if (!fields.ok()) {
+        return errors::validation(fields.error());
+    }
+    if (!customer.email && !customer.phone_number) {
+        return errors::validation("email or phone_number is required");
+    }
+    customer.created_at = timeutil::now_ms();
+
+    CreateOutcome outcome = create_or_find_customer(ctx.db, ctx.shop->id, customer);
+    const CustomerRow& c = outcome.customer;
+
+    Response r;
+    r.status = outcome.created ? 201 : 200;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).field("existing", !outcome.created);
+    w.key("customer").begin_object();
+    w.field("id", c.id)
+        .field("email", c.email)
+        .field("phone_number", c.phone_number)
+        .field("first_name", c.first_name)
+        .field("last_name", c.last_name)
+        .field("storefront_id", c.storefront_id)
+        .field("shopDomain", ctx.shop->domain);
+    w.end_object().end_object();
+    return r;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,196 @@
+#include "handlers/fields.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "handlers/text.h"
+
+namespace supportcrm {
+
+const Json::Value* FieldReader::get(const char* name) const {
+    if (!ok()) {
+        return nullptr;
+    }
+    const Json::Value* v = object_.find(name, name + std::char_traits<char>::length(name));
+    return (v == nullptr || v->isNull()) ? nullptr : v;
+}
+
+bool FieldReader::present(const char* name) const {
+    const Json::Value* v = object_.find(name, name + std::char_traits<char>::length(name));
+    return v != nullptr && !v->isNull();
+}
+
+void FieldReader::fail(std::string message) {
+    if (ok()) {
+        error_ = std::move(message);
+    }
+}
+
+std::optional<std::string> FieldReader::string(const char* name, std::size_t max_chars) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (!v->isString()) {
+        fail(std::string(name) + " must be a string");
+        return std::nullopt;
+    }
+    std::string s = v->asString();
+    if (text::utf8_length(s) > max_chars) {
+        fail(std::string(name) + " is too long");
+        return std::nullopt;
+    }
+    return s;
+}
+
+std::optional<std::string> FieldReader::text(const char* name) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (!v->isString()) {
+        fail(std::string(name) + " must be a string");
+        return std::nullopt;
+    }
+    return v->asString();
+}
+
+std::string number_text(const Json::Value& number) {
+    char buf[32];
+    std::to_chars_result r{};
+    if (number.isUInt64()) {
+        r = std::to_chars(buf, buf + sizeof buf, number.asLargestUInt());
+    } else if (number.isInt64()) {
+        r = std::to_chars(buf, buf + sizeof buf, number.asLargestInt());
+    } else {
+        r = std::to_chars(buf, buf + sizeof buf, number.asDouble());
+    }
+    return std::string(buf, r.ptr);
+}
+
+std::optional<std::string> FieldReader::string_or_number(const char* name, std::size_t max_chars) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (v->isNumeric() && !v->isBool()) {
+        return number_text(*v);
+    }
+    if (!v->isString()) {
+        fail(std::string(name) + " must be a string or number");
+        return std::nullopt;
+    }
+    return string(name, max_chars);
+}
+
+std::optional<std::uint64_t> FieldReader::id(const char* name) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (v->isString()) {
+        std::string s = v->asString();
+        if (text::is_digits(s)) {
+            return text::parse_u64(s).value_or(UINT64_MAX);
+        }
+    } else if (v->isUInt64() && !v->isBool()) {
+        return v->asLargestUInt();
+    } else if (v->type() == Json::realValue && v->asDouble() >= 18446744073709551616.0 &&
+               std::floor(v->asDouble()) == v->asDouble()) {
+        // An integer literal too large for 64 bits (jsoncpp reads it as a double).
+        return UINT64_MAX;
+    }
+    fail(std::string(name) + " must be an integer");
+    return std::nullopt;
+}
+
+std::optional<std::int64_t> FieldReader::integer(const char* name, std::int64_t min,
+                                                 std::int64_t max, std::string_view what) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (v->isInt64() && !v->isBool()) {
+        std::int64_t n = v->asLargestInt();
+        if (n >= min && n <= max) {
+            return n;
+        }
+    }
+    fail(std::string(name) + " must be " + std::string(what));
+    return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> FieldReader::string_array(const char* name,
+                                                                  std::size_t max_chars) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    std::vector<std::string> items;
+    bool well_typed = v->isArray();
+    if (well_typed) {
+        items.reserve(v->size());
+        for (const Json::Value& item : *v) {
+            if (!item.isString()) {
+                well_typed = false;
+                break;
+            }
+            items.push_back(item.asString());
+        }
+    }
+    if (!well_typed) {
+        fail(std::string(name) + " must be an array of strings");
+        return std::nullopt;
+    }
+    for (const std::string& item : items) {
+        if (text::utf8_length(item) > max_chars) {
+            fail(std::string(name) + " is too long");
+            return std::nullopt;
+        }
+    }
+    return items;
+}
+
+std::optional<timeutil::Millis> FieldReader::datetime(const char* name) {
+    const Json::Value* v = get(name);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (v->isString()) {
+        if (auto parsed = timeutil::parse_iso8601(v->asString())) {
+            return parsed->ms;
+        }
+    }
+    fail(std::string(name) + " must be an ISO 8601 datetime");
+    return std::nullopt;
+}
+
+bool all_strings_valid_utf8(const Json::Value& v) {
+    switch (v.type()) {
+        case Json::stringValue: {
+            const char* begin = nullptr;
+            const char* end = nullptr;
+            v.getString(&begin, &end);
+            return text::is_valid_utf8(
+                std::string_view(begin, static_cast<std::size_t>(end - begin)));
+        }
+        case Json::arrayValue:
+            for (const Json::Value& item : v) {
+                if (!all_strings_valid_utf8(item)) {
+                    return false;
+                }
+            }
+            return true;
+        case Json::objectValue:
+            for (auto it = v.begin(); it != v.end(); ++it) {
+                if (!text::is_valid_utf8(it.name()) || !all_strings_valid_utf8(*it)) {
+                    return false;
+                }
+            }
+            return true;
+        default:
+            return true;
+    }
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,66 @@
+// Reading typed fields out of a JSON request body, with the contract's messages
+// ("<field> must be <type>", "<field> is too long"). The first failure is kept; once there is
+// one, later reads return nothing, so a handler reads every field and checks ok() once.
+#pragma once
+
+#include <json/value.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "handlers/time_util.h"
+
+namespace supportcrm {
+
+constexpr std::size_t kShortText = 255;  // VARCHAR(255): emails, names, ids, channel, tags...
+constexpr std::size_t kFullName = 511;
+constexpr std::size_t kSubject = 1000;
+
+class FieldReader {
+  public:
+    explicit FieldReader(const Json::Value& object) : object_(object) {}
+
+    bool ok() const { return error_.empty(); }
+    const std::string& error() const { return error_; }
+
+    // Present and not null.
+    bool present(const char* name) const;
+
+    // A string of at most max_chars characters; absent or null gives nullopt.
+    std::optional<std::string> string(const char* name, std::size_t max_chars);
+    // A string bounded only by the body size limit.
+    std::optional<std::string> text(const char* name);
+    // A string or a number; numbers become their decimal text (integers keep every digit).
+    std::optional<std::string> string_or_number(const char* name, std::size_t max_chars);
+    // A JSON integer >= 0 or a string of digits. Digits beyond 64 bits give UINT64_MAX, which
+    // no row has, so the lookup that follows answers "not found" as the contract wants.
+    std::optional<std::uint64_t> id(const char* name);
+    // A JSON integer in [min, max]; message "<name> must be <what>".
+    std::optional<std::int64_t> integer(const char* name, std::int64_t min, std::int64_t max,
+                                        std::string_view what = "an integer");
+    // An array of strings, each at most max_chars characters.
+    std::optional<std::vector<std::string>> string_array(const char* name, std::size_t max_chars);
+    // An ISO 8601 datetime with Z or an offset, or a bare date.
+    std::optional<timeutil::Millis> datetime(const char* name);
+
+    void fail(std::string message);
+
+  private:
+    const Json::Value* get(const char* name) const;
+
+    const Json::Value& object_;
+    std::string error_;
+};
+
+// True when every string and member name in v is well-formed UTF-8. The parser does not check
+// this, and the database would reject such text with an error we must not turn into a 500.
+bool all_strings_valid_utf8(const Json::Value& v);
+
+// Text of a JSON number as the contract wants it: integers with every digit, other numbers in
+// their shortest round-trip form ("12.5").
+std::string number_text(const Json::Value& number);
+
+}  // namespace supportcrm

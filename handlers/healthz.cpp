@@ -1,0 +1,15 @@
+// GET /healthz — contract §6: for load balancers; no key, 200 while the database answers.
+// A database that does not answer surfaces as DbUnavailable, which the request boundary
+// answers 503.
+#include "handlers/handler.h"
+
+namespace supportcrm {
+
+Response healthz(HandlerContext& ctx) {
+    ctx.db.run(Stmt::ping, [](sql::PreparedStatement& st) { ResultSetPtr rs(st.executeQuery()); });
+    Response r;
+    r.body = R"({"status":"ok"})";
+    return r;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,251 @@
+#include "handlers/repo/db.h"
+
+#include <cppconn/datatype.h>
+#include <cppconn/driver.h>
+#include <cppconn/exception.h>
+#include <mysql_driver.h>
+
+#include "fcgi/log.h"
+
+namespace supportcrm {
+namespace {
+
+struct StatementSpec {
+    Stmt id;
+    const char* name;
+    const char* sql;
+};
+
+#define SUPPORTCRM_CUSTOMER_COLUMNS                                                           \
+    "id, email, phone_number, first_name, last_name, full_name, storefront_id, site_cms_id, " \
+    "storefront_b_id, social_a_user_id, social_b_user_id, messaging_id, helpdesk_a_id, "      \
+    "helpdesk_b_id, helpdesk_c_id, helpdesk_d_id, social_b_pseudo, cms, number_of_orders, "   \
+    "created_at, cms_created_at"
+
+// The whole SQL vocabulary of the service. Keep the order of the Stmt enum.
+const StatementSpec kStatements[] = {
+    {Stmt::ping, "ping", "SELECT 1"},
+    {Stmt::shop_by_key_hash, "shop_by_key_hash",
+     "SELECT s.id, s.domain, s.brand_id, s.deleted_at IS NOT NULL FROM api_keys k "
+     "JOIN shops s ON s.id = k.shop_id WHERE k.key_hash = ? AND k.revoked_at IS NULL"},
+    {Stmt::customer_insert, "customer_insert",
+     "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "
+     "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "
+     "messaging_id, created_at) VALUES (?, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+     "RETURNING id"},
+    {Stmt::customer_by_id, "customer_by_id",
+     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers WHERE id = ? AND shop_id = ?"},
+    {Stmt::customer_by_email_key, "customer_by_email_key",
+     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
+     " FROM customers WHERE shop_id = ? AND email_key = LOWER(?)"},
+    {Stmt::customer_by_phone_key, "customer_by_phone_key",
+     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers WHERE shop_id = ? AND phone_key = ?"},
+    {Stmt::brand_insert, "brand_insert",
+     "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id"},
+    {Stmt::brand_exists, "brand_exists", "SELECT id FROM brands WHERE id = ?"},
+    {Stmt::shop_insert, "shop_insert",
+     "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id"},
+    {Stmt::shop_by_domain, "shop_by_domain",
+     "SELECT id, domain, brand_id, deleted_at IS NOT NULL FROM shops WHERE domain = ?"},
+    {Stmt::shop_soft_delete, "shop_soft_delete",
+     "UPDATE shops SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"},
+    {Stmt::key_insert, "key_insert",
+     "INSERT INTO api_keys (shop_id, label, key_hash, created_at) VALUES (?, ?, ?, ?) "
+     "RETURNING id"},
+    {Stmt::key_by_id, "key_by_id", "SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE id = ?"},
+    {Stmt::key_revoke, "key_revoke",
+     "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"},
+    {Stmt::user_insert, "user_insert",
+     "INSERT INTO users (shop_id, email, first_name, last_name, full_name, created_at) "
+     "VALUES (?, ?, ?, ?, ?, ?) RETURNING id"},
+};
+static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
+              "every Stmt needs its SQL in kStatements");
+
+const StatementSpec& spec(Stmt id) {
+    return kStatements[static_cast<std::size_t>(id)];
+}
+
+}  // namespace
+
+Db::Db(DbSettings settings) : settings_(std::move(settings)) {
+    for (std::size_t i = 0; i < std::size(kStatements); ++i) {
+        if (static_cast<std::size_t>(kStatements[i].id) != i) {
+            throw std::logic_error("kStatements is out of order");
+        }
+    }
+}
+
+Db::~Db() {
+    disconnect();
+}
+
+const char* Db::name(Stmt id) {
+    return spec(id).name;
+}
+
+bool Db::is_connection_lost(int code) {
+    switch (code) {
+        case 1053:  // ER_SERVER_SHUTDOWN
+        case 1927:  // ER_CONNECTION_KILLED
+        case 2002:  // CR_CONNECTION_ERROR
+        case 2003:  // CR_CONN_HOST_ERROR
+        case 2006:  // CR_SERVER_GONE_ERROR
+        case 2013:  // CR_SERVER_LOST
+        case 2055:  // CR_SERVER_LOST_EXTENDED
+        case 4031:  // ER_CLIENT_INTERACTION_TIMEOUT
+            return true;
+        default:
+            return false;
+    }
+}
+
+void Db::rethrow(const sql::SQLException& e, const char* what) {
+    std::string message = std::string("database error in ") + what + ": code " +
+                          std::to_string(e.getErrorCode()) + ", SQLSTATE " + e.getSQLStateCStr();
+    if (is_connection_lost(e.getErrorCode())) {
+        throw DbUnavailable(message);
+    }
+    throw DbError(message, e.getErrorCode());
+}
+
+void Db::disconnect() {
+    for (auto& s : statements_) {
+        s.reset();
+    }
+    plain_.reset();
+    if (connection_) {
+        try {
+            connection_->close();
+        } catch (const sql::SQLException&) {
+            // Closing a connection the server already dropped; nothing left to release.
+        }
+        connection_.reset();
+    }
+}
+
+void Db::connect() {
+    disconnect();
+    sql::ConnectOptionsMap options;
+    if (!settings_.socket.empty()) {
+        options["hostName"] = sql::SQLString("localhost");
+        options["socket"] = sql::SQLString(settings_.socket);
+    } else {
+        options["hostName"] = sql::SQLString(settings_.host);
+        options["port"] = static_cast<int>(settings_.port);
+    }
+    options["userName"] = sql::SQLString(settings_.user);
+    options["password"] = sql::SQLString(settings_.password);
+    options["schema"] = sql::SQLString(settings_.name);
+    options["OPT_CHARSET_NAME"] = sql::SQLString("utf8mb4");
+    options["OPT_CONNECT_TIMEOUT"] = 5;
+    options["OPT_READ_TIMEOUT"] = 30;
+    options["OPT_WRITE_TIMEOUT"] = 30;
+    // Never let the library reconnect behind our back: it would drop the prepared statements
+    // and session settings silently. We reconnect ourselves (Db::connect) and re-prepare.
+    options["OPT_RECONNECT"] = false;
+    try {
+        sql::mysql::MySQL_Driver* driver = sql::mysql::get_mysql_driver_instance();
+        connection_.reset(driver->connect(options));
+        plain_.reset(connection_->createStatement());
+        // UTC everywhere; strict mode so the server never truncates or coerces silently.
+        plain_->execute(
+            "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,"
+            "NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION', "
+            "NAMES utf8mb4 COLLATE utf8mb4_bin");
+    } catch (const sql::SQLException& e) {
+        connection_.reset();
+        plain_.reset();
+        throw DbUnavailable(std::string("cannot connect to the database: code ") +
+                            std::to_string(e.getErrorCode()) + ", SQLSTATE " + e.getSQLStateCStr() +
+                            ": " + e.what());
+    }
+}
+
+sql::Connection& Db::connection() {
+    if (!connection_) {
+        connect();
+    }
+    return *connection_;
+}
+
+sql::PreparedStatement& Db::statement(Stmt id) {
+    auto& slot = statements_[static_cast<std::size_t>(id)];
+    if (!slot) {
+        slot.reset(connection().prepareStatement(spec(id).sql));
+    }
+    return *slot;
+}
+
+void Db::prepare_all() {
+    for (const StatementSpec& s : kStatements) {
+        run(s.id, [](sql::PreparedStatement&) {});
+    }
+}
+
+void Db::execute(const std::string& sql_text, const char* what) {
+    try {
+        connection();
+        plain_->execute(sql_text);
+    } catch (const sql::SQLException& e) {
+        rethrow(e, what);
+    }
+}
+
+void Db::begin(bool read_only) {
+    execute(read_only ? "START TRANSACTION READ ONLY" : "START TRANSACTION", "begin");
+}
+
+void Db::commit() {
+    try {
+        connection().commit();
+    } catch (const sql::SQLException& e) {
+        rethrow(e, "commit");
+    }
+}
+
+void Db::rollback() noexcept {
+    if (!connection_) {
+        return;
+    }
+    try {
+        connection_->rollback();
+    } catch (const std::exception& e) {
+        // The connection is probably gone; the server rolls back what it had on its own.
+        log::warning(std::string("rollback failed: ") + e.what());
+    }
+}
+
+void bind_optional(sql::PreparedStatement& st, unsigned index,
+                   const std::optional<std::string>& v) {
+    if (v) {
+        st.setString(index, *v);
+    } else {
+        st.setNull(index, sql::DataType::VARCHAR);
+    }
+}
+
+void bind_optional(sql::PreparedStatement& st, unsigned index,
+                   const std::optional<std::uint64_t>& v) {
+    if (v) {
+        st.setUInt64(index, *v);
+    } else {
+        st.setNull(index, sql::DataType::BIGINT);
+    }
+}
+
+std::optional<std::string> optional_string(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return std::string(rs.getString(column));
+}
+
+std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return rs.getUInt64(column);
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,17 @@
+// What a handler answers: a status, a JSON body and the few extra headers the contract names.
+// The front (fcgi/response.cpp) adds Content-Type, Content-Length and X-Request-Id.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace supportcrm {
+
+struct Response {
+    int status = 200;
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+}  // namespace supportcrm

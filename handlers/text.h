@@ -1,0 +1,38 @@
+// Byte-level text rules shared by validation and the JSON writer: UTF-8 well-formedness,
+// lengths in characters (the database counts characters, not bytes), trimming and digits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace supportcrm::text {
+
+// True when s is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+// Number of code points in a well-formed UTF-8 string.
+std::size_t utf8_length(std::string_view s);
+
+// s without leading and trailing ASCII white space.
+std::string_view trim(std::string_view s);
+
+// True when s is non-empty and every byte is 0-9.
+bool is_digits(std::string_view s);
+
+// The value of a non-empty all-digits string; nullopt when it is not one or overflows 64 bits.
+std::optional<std::uint64_t> parse_u64(std::string_view s);
+
+// ASCII-lowercased copy; MIME types and header schemes are ASCII by definition.
+std::string ascii_lower(std::string_view s);
+
+// Case-insensitive ASCII comparison.
+bool iequals(std::string_view a, std::string_view b);
+
+// The contract's full_name when none is given: the names present joined by a space, or
+// nullopt when neither is.
+std::optional<std::string> join_names(const std::optional<std::string>& first,
+                                      const std::optional<std::string>& last);
+
+}  // namespace supportcrm::text
