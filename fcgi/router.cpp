@@ -14,6 +14,10 @@ struct Route {
 const Route kRoutes[] = {
     {"POST", "/api/v1/customers",      create_customer, true},
     {"GET",  "/api/v1/customers/{id}", get_customer,    true},
+    {"POST", "/api/v1/tickets",                create_ticket,        true},
+    {"GET",  "/api/v1/tickets/{id}",           get_ticket,           true},
+    {"GET",  "/api/v1/tickets/{id}/comments",  list_ticket_comments, true},
+    {"POST", "/api/v1/tickets/{id}/comments",  create_comment,       true},
     {"GET",  "/healthz",               healthz,         false},
 };
 // clang-format on

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "handlers/json_writer.h"
 #include "handlers/text.h"
 
 namespace supportcrm {
@@ -18,6 +19,12 @@ const Json::Value* FieldReader::get(const char* name) const {
 bool FieldReader::present(const char* name) const {
     const Json::Value* v = object_.find(name, name + std::char_traits<char>::length(name));
     return v != nullptr && !v->isNull();
+}
+
+void FieldReader::require(const char* name) {
+    if (ok() && !present(name)) {
+        fail(std::string(name) + " is required");
+    }
 }
 
 void FieldReader::fail(std::string message) {
@@ -162,6 +169,40 @@ std::optional<timeutil::Millis> FieldReader::datetime(const char* name) {
         }
     }
     fail(std::string(name) + " must be an ISO 8601 datetime");
+    return std::nullopt;
+}
+
+std::string raw_json(const Json::Value& v, std::string_view body) {
+    auto start = static_cast<std::size_t>(v.getOffsetStart());
+    auto limit = static_cast<std::size_t>(v.getOffsetLimit());
+    return std::string(body.substr(start, limit - start));
+}
+
+std::string json_string_array(const std::vector<std::string>& items) {
+    std::string out;
+    JsonWriter w(out);
+    w.begin_array();
+    for (const std::string& item : items) {
+        w.string(item);
+    }
+    w.end_array();
+    return out;
+}
+
+bool true_or_string_true(const Json::Value& v) {
+    return (v.isBool() && v.asBool()) || (v.isString() && v.asString() == "true");
+}
+
+std::optional<bool> boolean_or_string(const Json::Value& v, bool absent_value) {
+    if (v.isNull()) {
+        return absent_value;
+    }
+    if (v.isBool()) {
+        return v.asBool();
+    }
+    if (v.isString() && (v.asString() == "true" || v.asString() == "false")) {
+        return v.asString() == "true";
+    }
     return std::nullopt;
 }
 

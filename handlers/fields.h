@@ -46,6 +46,9 @@ class FieldReader {
     // An ISO 8601 datetime with Z or an offset, or a bare date.
     std::optional<timeutil::Millis> datetime(const char* name);
 
+    // Records "<name> is required" unless the field is present (and not null).
+    void require(const char* name);
+
     void fail(std::string message);
 
   private:
@@ -55,9 +58,23 @@ class FieldReader {
     std::string error_;
 };
 
+// isOpenedTicket's rule: true for the boolean true or the string "true", false otherwise.
+bool true_or_string_true(const Json::Value& v);
+
+// isFromShop's rule: true, false, "true", "false"; null (absent) gives absent_value; anything
+// else nullopt (a 400).
+std::optional<bool> boolean_or_string(const Json::Value& v, bool absent_value);
+
 // True when every string and member name in v is well-formed UTF-8. The parser does not check
 // this, and the database would reject such text with an error we must not turn into a 500.
 bool all_strings_valid_utf8(const Json::Value& v);
+
+// The exact text of v in the body it was parsed from: JSON the contract wants "stored and
+// returned as given" (attachments) keeps its key order and number spelling.
+std::string raw_json(const Json::Value& v, std::string_view body);
+
+// ["a","b"] for the given strings.
+std::string json_string_array(const std::vector<std::string>& items);
 
 // Text of a JSON number as the contract wants it: integers with every digit, other numbers in
 // their shortest round-trip form ("12.5").

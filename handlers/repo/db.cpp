@@ -40,6 +40,47 @@ const StatementSpec kStatements[] = {
      " FROM customers WHERE shop_id = ? AND email_key = LOWER(?)"},
     {Stmt::customer_by_phone_key, "customer_by_phone_key",
      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers WHERE shop_id = ? AND phone_key = ?"},
+    {Stmt::customer_exists, "customer_exists",
+     "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?"},
+    {Stmt::user_exists, "user_exists", "SELECT 1 FROM users WHERE id = ? AND shop_id = ?"},
+    {Stmt::conversation_insert, "conversation_insert",
+     "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, "
+     "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "
+     "unread_chat_count, tags, language_code, via, created_at) "
+     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"},
+    {Stmt::human_ticket_insert, "human_ticket_insert",
+     "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "
+     "RETURNING id"},
+    {Stmt::ticket_detail, "ticket_detail",
+     "SELECT c.id, c.channel, c.name, "
+     "cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, cu.phone_number, "
+     "cu.storefront_id, u.id, u.email, u.first_name, u.last_name, u.full_name, "
+     "h.id, h.status, h.opened_at, h.closed_at "
+     "FROM conversations c JOIN customers cu ON cu.id = c.customer_id "
+     "LEFT JOIN users u ON u.id = c.assigned_to "
+     "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
+     "WHERE c.id = ? AND c.shop_id = ?"},
+    // The row lock orders concurrent comments on one ticket, so lastMessage always ends up
+    // describing the comment whose update committed last.
+    {Stmt::conversation_lock_for_comment, "conversation_lock_for_comment",
+     "SELECT channel FROM conversations WHERE id = ? AND shop_id = ? FOR UPDATE"},
+    {Stmt::message_insert, "message_insert",
+     "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
+     "from_email, to_emails, attachments, tags, created_at) "
+     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"},
+    {Stmt::conversation_touch, "conversation_touch",
+     "UPDATE conversations SET last_message = ?, last_message_time = ?, "
+     "unread_chat_count = IF(?, 1, unread_chat_count) WHERE id = ?"},
+    // One round trip for the whole list: the ticket's existence and customer come with the
+    // comments (a ticket without comments yields one row whose message columns are NULL).
+    {Stmt::comments_of_ticket, "comments_of_ticket",
+     "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, "
+     "m.id, m.text, m.time, m.channel, m.is_from_shop, m.subject, m.from_email, m.to_emails, "
+     "m.attachments, m.tags, u.id, u.email, u.first_name, u.last_name, u.full_name "
+     "FROM conversations c JOIN customers cu ON cu.id = c.customer_id "
+     "LEFT JOIN messages m ON m.conversation_id = c.id "
+     "LEFT JOIN users u ON u.id = m.user_id "
+     "WHERE c.id = ? AND c.shop_id = ? ORDER BY m.time, m.id"},
     {Stmt::brand_insert, "brand_insert",
      "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id"},
     {Stmt::brand_exists, "brand_exists", "SELECT id FROM brands WHERE id = ?"},

@@ -29,6 +29,17 @@ enum class Stmt {
     customer_by_id,
     customer_by_email_key,
     customer_by_phone_key,
+    // tickets
+    customer_exists,
+    user_exists,
+    conversation_insert,
+    human_ticket_insert,
+    ticket_detail,
+    // comments
+    conversation_lock_for_comment,
+    message_insert,
+    conversation_touch,
+    comments_of_ticket,
     // admin
     brand_insert,
     brand_exists,

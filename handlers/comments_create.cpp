@@ -1,0 +1,82 @@
+// POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments".
+#include "handlers/api_error.h"
+#include "handlers/fields.h"
+#include "handlers/handler.h"
+#include "handlers/json_writer.h"
+#include "handlers/repo/comment_repo.h"
+#include "handlers/text.h"
+
+namespace supportcrm {
+namespace {
+
+NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string_view raw_body,
+                            timeutil::Millis now) {
+    NewComment c;
+    std::optional<std::string> text = f.text("text");
+    if (f.ok() && (!text || text::trim(*text).empty())) {
+        f.fail("text is required");
+    }
+    c.text = text.value_or("");
+    c.time = f.datetime("time").value_or(now);
+    c.subject = f.string("subject", kSubject);
+    c.from_email = f.string("fromEmail", kShortText);
+    if (body["toEmails"].isArray()) {  // anything but an array becomes []
+        c.to_emails_json = json_string_array(*f.string_array("toEmails", kShortText));
+    }
+    if (f.present("attachments")) {
+        c.attachments_json = raw_json(body["attachments"], raw_body);
+    }
+    c.tags_json =
+        json_string_array(f.string_array("tags", kShortText).value_or(std::vector<std::string>{}));
+    c.channel = f.string("Channel", kShortText);
+    std::optional<bool> from_shop = boolean_or_string(body["isFromShop"], true);
+    if (!from_shop) {
+        f.fail("isFromShop must be a boolean");
+    }
+    c.is_from_shop = from_shop.value_or(true);
+    c.created_at = now;
+    return c;
+}
+
+}  // namespace
+
+Response create_comment(HandlerContext& ctx) {
+    auto ticket_id = parse_path_id(ctx.path_id, "ticketId");
+    if (ticket_id.error) {
+        return std::move(*ticket_id.error);
+    }
+    auto body = read_json_object(ctx);
+    if (body.error) {
+        return std::move(*body.error);
+    }
+    FieldReader fields(body.value);
+    NewComment comment =
+        read_new_comment(fields, body.value, ctx.request.body(), timeutil::now_ms());
+    if (!fields.ok()) {
+        return errors::validation(fields.error());
+    }
+    std::optional<AddedComment> added = add_comment(ctx.db, ctx.shop->id, ticket_id.value, comment);
+    if (!added) {
+        return errors::ticket_not_found();
+    }
+
+    Response r;
+    r.status = 201;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("comment").begin_object();
+    w.key("id").id_string(added->id);
+    w.field("text", comment.text)
+        .field("time", timeutil::format_iso(comment.time))
+        .field("Channel", added->channel)
+        .field("isFromShop", comment.is_from_shop)
+        .field("subject", comment.subject)
+        .field("fromEmail", comment.from_email)
+        .key("toEmails")
+        .raw(comment.to_emails_json)
+        .key("tags")
+        .raw(comment.tags_json);
+    w.end_object().end_object();
+    return r;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,46 @@
+// GET /api/v1/tickets/{ticketId}/comments — api-v1.md §5.
+#include "handlers/api_error.h"
+#include "handlers/handler.h"
+#include "handlers/json_writer.h"
+#include "handlers/repo/comment_repo.h"
+#include "handlers/views.h"
+
+namespace supportcrm {
+
+Response list_ticket_comments(HandlerContext& ctx) {
+    auto ticket_id = parse_path_id(ctx.path_id, "ticketId");
+    if (ticket_id.error) {
+        return std::move(*ticket_id.error);
+    }
+    std::optional<TicketComments> found = list_comments(ctx.db, ctx.shop->id, ticket_id.value);
+    if (!found) {
+        return errors::ticket_not_found();
+    }
+    Response r;
+    r.body.reserve(256 + found->comments.size() * 512);
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("comments").begin_array();
+    for (const CommentRow& c : found->comments) {
+        w.begin_object();
+        w.key("id").id_string(c.id);
+        w.field("text", c.text)
+            .field("time", c.time)
+            .field("Channel", c.channel)
+            .field("isFromShop", c.is_from_shop)
+            .field("subject", c.subject)
+            .field("fromEmail", c.from_email)
+            .key("toEmails")
+            .raw(c.to_emails_json)
+            .key("attachments");
+        c.attachments_json ? w.raw(*c.attachments_json) : w.null();
+        w.key("tags").raw(c.tags_json).key("Customer");
+        write_customer(w, found->customer, false);
+        w.key("User");
+        write_user(w, c.user);
+        w.end_object();
+    }
+    w.end_array().field("totalCount", found->comments.size()).end_object();
+    return r;
+}
+
+}  // namespace supportcrm

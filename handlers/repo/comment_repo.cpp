@@ -1,0 +1,100 @@
+#include "handlers/repo/comment_repo.h"
+
+namespace supportcrm {
+
+std::optional<AddedComment> add_comment(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                                        const NewComment& c) {
+    Transaction tx(db);
+    std::optional<std::string> ticket_channel =
+        db.run(Stmt::conversation_lock_for_comment,
+               [&](sql::PreparedStatement& st) -> std::optional<std::string> {
+                   st.setUInt64(1, ticket_id);
+                   st.setUInt64(2, shop_id);
+                   ResultSetPtr rs(st.executeQuery());
+                   if (!rs->next()) {
+                       return std::nullopt;
+                   }
+                   return std::string(rs->getString(1));
+               });
+    if (!ticket_channel) {
+        return std::nullopt;  // the destructor rolls back (nothing was written)
+    }
+    AddedComment added;
+    added.channel = c.channel ? *c.channel : *ticket_channel;
+    std::string time = timeutil::format_db(c.time);
+    added.id = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setString(2, c.text);
+        st.setString(3, time);
+        st.setString(4, added.channel);
+        st.setBoolean(5, c.is_from_shop);
+        bind_optional(st, 6, c.subject);
+        bind_optional(st, 7, c.from_email);
+        st.setString(8, c.to_emails_json);
+        bind_optional(st, 9, c.attachments_json);
+        st.setString(10, c.tags_json);
+        st.setString(11, timeutil::format_db(c.created_at));
+        ResultSetPtr rs(st.executeQuery());
+        rs->next();
+        return rs->getUInt64(1);
+    });
+    db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
+        st.setString(1, c.text);
+        st.setString(2, time);
+        st.setBoolean(3, !c.is_from_shop);
+        st.setUInt64(4, ticket_id);
+        st.executeUpdate();
+    });
+    tx.commit();
+    return added;
+}
+
+std::optional<TicketComments> list_comments(Db& db, std::uint64_t shop_id,
+                                            std::uint64_t ticket_id) {
+    return db.run(Stmt::comments_of_ticket,
+                  [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
+                      st.setUInt64(1, ticket_id);
+                      st.setUInt64(2, shop_id);
+                      ResultSetPtr rs(st.executeQuery());
+                      std::optional<TicketComments> out;
+                      while (rs->next()) {
+                          if (!out) {
+                              out.emplace();
+                              out->customer = {rs->getUInt64(1),
+                                               optional_string(*rs, 2),
+                                               optional_string(*rs, 3),
+                                               optional_string(*rs, 4),
+                                               optional_string(*rs, 5),
+                                               std::nullopt,
+                                               std::nullopt};
+                          }
+                          if (rs->isNull(6)) {
+                              continue;  // the ticket has no comments
+                          }
+                          CommentRow c;
+                          c.id = rs->getUInt64(6);
+                          c.text = rs->getString(7);
+                          c.time = timeutil::db_to_iso(std::string(rs->getString(8)));
+                          c.channel = rs->getString(9);
+                          c.is_from_shop = rs->getBoolean(10);
+                          c.subject = optional_string(*rs, 11);
+                          c.from_email = optional_string(*rs, 12);
+                          c.to_emails_json = rs->getString(13);
+                          c.attachments_json = optional_string(*rs, 14);
+                          c.tags_json = rs->getString(15);
+                          if (!rs->isNull(16)) {
+                              c.user = PersonRow{rs->getUInt64(16),
+                                                 optional_string(*rs, 17),
+                                                 optional_string(*rs, 18),
+                                                 optional_string(*rs, 19),
+                                                 optional_string(*rs, 20),
+                                                 std::nullopt,
+                                                 std::nullopt};
+                          }
+                          out->comments.push_back(std::move(c));
+                      }
+                      return out;
+                  });
+}
+
+}  // namespace supportcrm

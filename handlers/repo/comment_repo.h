@@ -1,0 +1,58 @@
+// Comments (messages) of a ticket, and the conversation fields a new comment updates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "handlers/repo/db.h"
+#include "handlers/repo/ticket_repo.h"
+#include "handlers/time_util.h"
+
+namespace supportcrm {
+
+struct NewComment {
+    std::string text;
+    timeutil::Millis time = 0;
+    std::optional<std::string> channel;  // nullopt: the conversation's
+    bool is_from_shop = true;
+    std::optional<std::string> subject, from_email;
+    std::string to_emails_json = "[]";            // JSON array of strings
+    std::optional<std::string> attachments_json;  // any JSON value, as text
+    std::string tags_json = "[]";
+    timeutil::Millis created_at = 0;
+};
+
+struct AddedComment {
+    std::uint64_t id = 0;
+    std::string channel;  // the one stored (given or inherited)
+};
+
+// In one transaction: locks the ticket row (nullopt when the ticket is not in the shop),
+// inserts the message, and sets the ticket's lastMessage, lastMessageTime and, for a message
+// not from the shop, unReadChatCount = 1. Nothing is written unless all of it is.
+std::optional<AddedComment> add_comment(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                                        const NewComment& comment);
+
+struct CommentRow {
+    std::uint64_t id = 0;
+    std::string text;
+    std::string time;  // ISO 8601
+    std::string channel;
+    bool is_from_shop = true;
+    std::optional<std::string> subject, from_email;
+    std::string to_emails_json, tags_json;
+    std::optional<std::string> attachments_json;
+    std::optional<PersonRow> user;
+};
+
+struct TicketComments {
+    PersonRow customer;
+    std::vector<CommentRow> comments;  // time ascending, then id ascending
+};
+
+// nullopt when the ticket is not in the shop.
+std::optional<TicketComments> list_comments(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id);
+
+}  // namespace supportcrm

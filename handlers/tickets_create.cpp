@@ -1,0 +1,96 @@
+// POST /api/v1/tickets — api-v1.md §3, contract §5 "Tickets".
+#include "handlers/api_error.h"
+#include "handlers/fields.h"
+#include "handlers/handler.h"
+#include "handlers/json_writer.h"
+#include "handlers/repo/ticket_repo.h"
+#include "handlers/text.h"
+
+namespace supportcrm {
+namespace {
+
+// Reads and validates every field, in the order a client would fix them.
+NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Millis now) {
+    NewTicket t;
+    t.customer_id = f.id("customerId").value_or(0);
+    f.require("customerId");
+    std::optional<std::string> channel = f.string("Channel", kShortText);
+    if (f.ok() && (!channel || text::trim(*channel).empty())) {
+        f.fail("Channel is required");
+    }
+    t.channel = channel.value_or("");
+    t.name = f.string("name", kShortText);
+    t.thread_id = f.string("threadId", kShortText);
+    t.email_used = f.string("emailUsed", kShortText);
+    t.date = f.datetime("date").value_or(now);
+    t.last_message = f.text("lastMessage");
+    t.last_message_time = f.datetime("lastMessageTime").value_or(now);
+    t.contact_reason = f.string("contact_reason", kShortText);
+    t.assigned_to = f.id("assigned_to");
+    t.is_opened_ticket = true_or_string_true(body["isOpenedTicket"]);
+    t.unread_chat_count =
+        f.integer("unReadChatCount", 0, INT32_MAX, "a non-negative integer").value_or(0);
+    t.tags_json =
+        json_string_array(f.string_array("tags", kShortText).value_or(std::vector<std::string>{}));
+    t.language_code = f.string("language_code", kShortText);
+    t.via = f.string("via", kShortText);
+    t.created_at = now;
+    return t;
+}
+
+void write_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t, const Shop& shop) {
+    w.begin_object();
+    w.key("id").id_string(id);
+    w.field("customerID", t.customer_id)
+        .field("shopDomain", shop.domain)
+        .field("Channel", t.channel)
+        .field("name", t.name)
+        .field("threadId", t.thread_id)
+        .field("emailUsed", t.email_used)
+        .field("date", timeutil::format_iso(t.date))
+        .field("lastMessage", t.last_message)
+        .field("lastMessageTime", timeutil::format_iso(t.last_message_time))
+        .field("contact_reason", t.contact_reason)
+        .key("assigned_to");
+    t.assigned_to ? w.uinteger(*t.assigned_to) : w.null();
+    w.field("isOpenedTicket", t.is_opened_ticket)
+        .field("unReadChatCount", t.unread_chat_count)
+        .key("tags")
+        .raw(t.tags_json)
+        .field("language_code", t.language_code)
+        .field("via", t.via);
+    w.end_object();
+}
+
+}  // namespace
+
+Response create_ticket(HandlerContext& ctx) {
+    auto body = read_json_object(ctx);
+    if (body.error) {
+        return std::move(*body.error);
+    }
+    FieldReader fields(body.value);
+    NewTicket ticket = read_new_ticket(fields, body.value, timeutil::now_ms());
+    if (!fields.ok()) {
+        return errors::validation(fields.error());
+    }
+    if (!customer_in_shop(ctx.db, ctx.shop->id, ticket.customer_id)) {
+        return errors::customer_not_found();
+    }
+    if (ticket.assigned_to && !user_in_shop(ctx.db, ctx.shop->id, *ticket.assigned_to)) {
+        return errors::user_not_found();
+    }
+    Transaction tx(ctx.db);
+    std::uint64_t id = insert_ticket(ctx.db, ctx.shop->id, ticket);
+    tx.commit();
+
+    Response r;
+    r.status = 201;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("ticket");
+    write_ticket(w, id, ticket, *ctx.shop);
+    w.end_object();
+    return r;
+}
+
+}  // namespace supportcrm

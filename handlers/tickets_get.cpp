@@ -1,0 +1,52 @@
+// GET /api/v1/tickets/{ticketId} — api-v1.md §4.
+#include "handlers/api_error.h"
+#include "handlers/handler.h"
+#include "handlers/json_writer.h"
+#include "handlers/repo/ticket_repo.h"
+#include "handlers/views.h"
+
+namespace supportcrm {
+namespace {
+
+void write_human_ticket(JsonWriter& w, const std::optional<HumanTicketRow>& h) {
+    if (!h) {
+        w.null();
+        return;
+    }
+    w.begin_object()
+        .field("id", h->id)
+        .field("HumanTicketStatus", h->status)
+        .field("openedAt", h->opened_at)
+        .field("closedAt", h->closed_at)
+        .end_object();
+}
+
+}  // namespace
+
+Response get_ticket(HandlerContext& ctx) {
+    auto id = parse_path_id(ctx.path_id, "ticketId");
+    if (id.error) {
+        return std::move(*id.error);
+    }
+    std::optional<TicketDetail> ticket = find_ticket(ctx.db, ctx.shop->id, id.value);
+    if (!ticket) {
+        return errors::ticket_not_found();
+    }
+    Response r;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("ticket").begin_object();
+    w.key("id").id_string(ticket->id);
+    w.field("shopDomain", ctx.shop->domain)
+        .field("Channel", ticket->channel)
+        .field("name", ticket->name);
+    w.key("Customer");
+    write_customer(w, ticket->customer, true);
+    w.key("User");
+    write_user(w, ticket->user);
+    w.key("HumanTicket");
+    write_human_ticket(w, ticket->human_ticket);
+    w.end_object().end_object();
+    return r;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,17 @@
+// JSON shapes more than one response shares: the Customer and User objects of tickets and
+// comments.
+#pragma once
+
+#include "handlers/json_writer.h"
+#include "handlers/repo/ticket_repo.h"
+
+namespace supportcrm {
+
+// {id, email, first_name, last_name, full_name}, plus phone_number and storefront_id when
+// with_contact (the ticket fetch shape).
+void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact);
+
+// {id, email, first_name, last_name, full_name}, or null.
+void write_user(JsonWriter& w, const std::optional<PersonRow>& user);
+
+}  // namespace supportcrm
