@@ -21,7 +21,8 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
     c.subject = f.string("subject", kSubject);
     c.from_email = f.string("fromEmail", kShortText);
     if (body["toEmails"].isArray()) {  // anything but an array becomes []
-        c.to_emails_json = json_string_array(*f.string_array("toEmails", kShortText));
+        c.to_emails_json = json_string_array(
+            f.string_array("toEmails", kShortText).value_or(std::vector<std::string>{}));
     }
     if (f.present("attachments")) {
         c.attachments_json = raw_json(body["attachments"], raw_body);

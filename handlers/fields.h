@@ -76,6 +76,11 @@ std::string raw_json(const Json::Value& v, std::string_view body);
 // ["a","b"] for the given strings.
 std::string json_string_array(const std::vector<std::string>& items);
 
+// True when the JSON text has a \uD800-\uDBFF escape not followed by a \uDC00-\uDFFF one.
+// jsoncpp pairs a high surrogate with whatever escape follows, silently making up a character;
+// such a body is invalid JSON text and must be refused, not stored.
+bool has_unpaired_surrogate_escape(std::string_view json);
+
 // Text of a JSON number as the contract wants it: integers with every digit, other numbers in
 // their shortest round-trip form ("12.5").
 std::string number_text(const Json::Value& number);

@@ -65,7 +65,7 @@ Checked<Json::Value> read_json_object(HandlerContext& ctx) {
     } catch (const Json::Exception&) {
         parsed = false;  // nesting beyond stackLimit
     }
-    if (!parsed || !all_strings_valid_utf8(out.value)) {
+    if (!parsed || !all_strings_valid_utf8(out.value) || has_unpaired_surrogate_escape(body)) {
         out.error = errors::invalid_json();
     } else if (!out.value.isObject()) {
         out.error = errors::invalid_body();

@@ -148,3 +148,12 @@ TEST(FieldRules, RawJsonKeepsTheTextAsGiven) {
     ASSERT_TRUE(r->parse(body.data(), body.data() + body.size(), &v, nullptr));
     EXPECT_EQ(raw_json(v["att"], body), R"({"b":1, "a":[1.50]})");
 }
+
+TEST(FieldRules, UnpairedSurrogateEscapesAreFound) {
+    EXPECT_FALSE(has_unpaired_surrogate_escape(R"({"a":"\ud83d\ude00 ok \u00e9"})"));
+    EXPECT_TRUE(has_unpaired_surrogate_escape(R"({"a":"\ud83d\u0041"})"));
+    EXPECT_TRUE(has_unpaired_surrogate_escape(R"({"a":"\ud83d"})"));
+    EXPECT_TRUE(has_unpaired_surrogate_escape(R"({"a":"\udc00"})"));
+    // An escaped backslash followed by text that merely looks like an escape.
+    EXPECT_FALSE(has_unpaired_surrogate_escape(R"({"a":"\\ud83d"})"));
+}
