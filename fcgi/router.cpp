@@ -18,6 +18,8 @@ const Route kRoutes[] = {
     {"GET",  "/api/v1/tickets/{id}",           get_ticket,           true},
     {"GET",  "/api/v1/tickets/{id}/comments",  list_ticket_comments, true},
     {"POST", "/api/v1/tickets/{id}/comments",  create_comment,       true},
+    {"GET",  "/api/v1/csat",                   list_csat,            true},
+    {"POST", "/api/v1/csat",                   create_survey,        true},
     {"GET",  "/healthz",               healthz,         false},
 };
 // clang-format on

@@ -48,6 +48,8 @@ Response create_ticket(HandlerContext& ctx);
 Response get_ticket(HandlerContext& ctx);
 Response list_ticket_comments(HandlerContext& ctx);
 Response create_comment(HandlerContext& ctx);
+Response list_csat(HandlerContext& ctx);
+Response create_survey(HandlerContext& ctx);
 Response healthz(HandlerContext& ctx);
 
 }  // namespace supportcrm

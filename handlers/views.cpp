@@ -33,4 +33,27 @@ void write_user(JsonWriter& w, const std::optional<PersonRow>& user) {
     w.end_object();
 }
 
+void write_survey(JsonWriter& w, const SurveyRow& s) {
+    w.begin_object()
+        .field("id", s.id)
+        .field("mark", s.mark)
+        .field("comment", s.comment)
+        .key("graphNodes")
+        .raw(s.graph_nodes_json)
+        .key("nodeIds")
+        .raw(s.node_ids_json)
+        .key("messageId");
+    s.message_id ? w.integer(*s.message_id) : w.null();
+    w.field("createdAt", s.created_at).field("shopDomain", s.shop_domain);
+    w.key("conversationId").id_string(s.conversation_id);
+    w.key("customer")
+        .begin_object()
+        .field("id", s.customer.id)
+        .field("email", s.customer.email)
+        .field("name", s.customer.name)
+        .field("phone", s.customer.phone)
+        .end_object();
+    w.end_object();
+}
+
 }  // namespace supportcrm

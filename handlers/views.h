@@ -1,8 +1,9 @@
 // JSON shapes more than one response shares: the Customer and User objects of tickets and
-// comments.
+// comments, and the survey of both CSAT operations.
 #pragma once
 
 #include "handlers/json_writer.h"
+#include "handlers/repo/survey_repo.h"
 #include "handlers/repo/ticket_repo.h"
 
 namespace supportcrm {
@@ -13,5 +14,9 @@ void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact)
 
 // {id, email, first_name, last_name, full_name}, or null.
 void write_user(JsonWriter& w, const std::optional<PersonRow>& user);
+
+// A survey in the list shape: id, mark, comment, graphNodes, nodeIds, messageId, createdAt,
+// shopDomain, conversationId (a string), customer {id, email, name, phone}.
+void write_survey(JsonWriter& w, const SurveyRow& survey);
 
 }  // namespace supportcrm

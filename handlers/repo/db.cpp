@@ -22,6 +22,14 @@ struct StatementSpec {
     "helpdesk_b_id, helpdesk_c_id, helpdesk_d_id, social_b_pseudo, cms, number_of_orders, "   \
     "created_at, cms_created_at"
 
+#define SUPPORTCRM_SURVEY_COLUMNS                                                                 \
+    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, s.created_at, sh.domain, " \
+    "s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number FROM surveys s "           \
+    "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id"
+
+// A deleted shop's surveys behave as nonexistent, in brand scope too.
+#define SUPPORTCRM_BRAND_SHOPS "SELECT id FROM shops WHERE brand_id = ? AND deleted_at IS NULL"
+
 // The whole SQL vocabulary of the service. Keep the order of the Stmt enum.
 const StatementSpec kStatements[] = {
     {Stmt::ping, "ping", "SELECT 1"},
@@ -81,6 +89,35 @@ const StatementSpec kStatements[] = {
      "LEFT JOIN messages m ON m.conversation_id = c.id "
      "LEFT JOIN users u ON u.id = m.user_id "
      "WHERE c.id = ? AND c.shop_id = ? ORDER BY m.time, m.id"},
+    {Stmt::survey_conversation, "survey_conversation",
+     "SELECT cu.id, cu.email, cu.full_name, cu.phone_number FROM conversations c "
+     "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?"},
+    {Stmt::survey_insert, "survey_insert",
+     "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "
+     "graph_nodes, node_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"},
+    {Stmt::survey_day_count_bump, "survey_day_count_bump",
+     "INSERT INTO survey_daily_counts (shop_id, day, mark, count) VALUES (?, ?, ?, 1) "
+     "ON DUPLICATE KEY UPDATE count = count + 1"},
+    // The page: a backward range scan of ix_surveys_shop_created (one range per shop of the
+    // brand in brand scope).
+    {Stmt::csat_page_shop, "csat_page_shop",
+     "SELECT " SUPPORTCRM_SURVEY_COLUMNS " WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "
+     "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
+    {Stmt::csat_page_brand, "csat_page_brand",
+     "SELECT " SUPPORTCRM_SURVEY_COLUMNS " WHERE s.shop_id IN (" SUPPORTCRM_BRAND_SHOPS
+     ") AND s.created_at BETWEEN ? AND ? ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
+    // Stats: whole days from the per-day counts, plus the raw rows of the partial first day
+    // (a startDate with a time of day); the caller passes empty ranges for parts not needed.
+    {Stmt::csat_stats_shop, "csat_stats_shop",
+     "SELECT mark, SUM(n) FROM ("
+     "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id = ? AND day BETWEEN ? AND ? "
+     "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "
+     "AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark"},
+    {Stmt::csat_stats_brand, "csat_stats_brand",
+     "SELECT mark, SUM(n) FROM ("
+     "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS
+     ") AND day BETWEEN ? AND ? UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id IN "
+     "(" SUPPORTCRM_BRAND_SHOPS ") AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark"},
     {Stmt::brand_insert, "brand_insert",
      "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id"},
     {Stmt::brand_exists, "brand_exists", "SELECT id FROM brands WHERE id = ?"},
@@ -234,7 +271,11 @@ void Db::execute(const std::string& sql_text, const char* what) {
 }
 
 void Db::begin(bool read_only) {
-    execute(read_only ? "START TRANSACTION READ ONLY" : "START TRANSACTION", "begin");
+    // A read-only transaction reads one snapshot from its start: a page and the counts beside
+    // it can never disagree.
+    execute(
+        read_only ? "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY" : "START TRANSACTION",
+        "begin");
 }
 
 void Db::commit() {

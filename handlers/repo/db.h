@@ -40,6 +40,14 @@ enum class Stmt {
     message_insert,
     conversation_touch,
     comments_of_ticket,
+    // csat
+    survey_conversation,
+    survey_insert,
+    survey_day_count_bump,
+    csat_page_shop,
+    csat_page_brand,
+    csat_stats_shop,
+    csat_stats_brand,
     // admin
     brand_insert,
     brand_exists,

@@ -1,0 +1,76 @@
+// POST /api/v1/csat — contract §6: how survey responses get in.
+#include "handlers/api_error.h"
+#include "handlers/fields.h"
+#include "handlers/handler.h"
+#include "handlers/json_writer.h"
+#include "handlers/repo/survey_repo.h"
+#include "handlers/views.h"
+
+namespace supportcrm {
+namespace {
+
+NewSurvey read_new_survey(FieldReader& f, const Json::Value& body, std::string_view raw_body,
+                          timeutil::Millis now) {
+    NewSurvey s;
+    s.conversation_id = f.id("conversationId").value_or(0);
+    f.require("conversationId");
+    f.require("mark");
+    s.mark = static_cast<int>(f.integer("mark", 1, 5, "an integer between 1 and 5").value_or(0));
+    s.comment = f.text("comment");
+    s.message_id = f.integer("messageId", INT64_MIN, INT64_MAX);
+    if (f.present("graphNodes")) {
+        if (body["graphNodes"].isObject()) {
+            s.graph_nodes_json = raw_json(body["graphNodes"], raw_body);
+        } else {
+            f.fail("graphNodes must be an object");
+        }
+    }
+    if (f.present("nodeIds")) {
+        if (body["nodeIds"].isArray()) {
+            s.node_ids_json = raw_json(body["nodeIds"], raw_body);
+        } else {
+            f.fail("nodeIds must be an array");
+        }
+    }
+    s.created_at = f.datetime("createdAt").value_or(now);
+    return s;
+}
+
+}  // namespace
+
+Response create_survey(HandlerContext& ctx) {
+    auto body = read_json_object(ctx);
+    if (body.error) {
+        return std::move(*body.error);
+    }
+    FieldReader fields(body.value);
+    NewSurvey survey = read_new_survey(fields, body.value, ctx.request.body(), timeutil::now_ms());
+    if (!fields.ok()) {
+        return errors::validation(fields.error());
+    }
+    std::optional<RecordedSurvey> recorded = record_survey(ctx.db, ctx.shop->id, survey);
+    if (!recorded) {
+        return errors::ticket_not_found();
+    }
+    SurveyRow row;
+    row.id = recorded->id;
+    row.mark = survey.mark;
+    row.comment = survey.comment;
+    row.graph_nodes_json = survey.graph_nodes_json;
+    row.node_ids_json = survey.node_ids_json;
+    row.message_id = survey.message_id;
+    row.created_at = timeutil::format_iso(survey.created_at);
+    row.shop_domain = ctx.shop->domain;
+    row.conversation_id = survey.conversation_id;
+    row.customer = recorded->customer;
+
+    Response r;
+    r.status = 201;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("survey");
+    write_survey(w, row);
+    w.end_object();
+    return r;
+}
+
+}  // namespace supportcrm

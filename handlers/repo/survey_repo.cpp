@@ -1,0 +1,142 @@
+#include "handlers/repo/survey_repo.h"
+
+#include <cppconn/datatype.h>
+
+#include <algorithm>
+
+namespace supportcrm {
+namespace {
+
+std::string day_of(timeutil::Millis ms) {
+    return timeutil::format_db(timeutil::start_of_utc_day(ms)).substr(0, 10);
+}
+
+SurveyRow read_survey(const sql::ResultSet& rs) {
+    SurveyRow s;
+    s.id = rs.getUInt64(1);
+    s.mark = rs.getInt(2);
+    s.comment = optional_string(rs, 3);
+    s.graph_nodes_json = rs.getString(4);
+    s.node_ids_json = rs.getString(5);
+    if (!rs.isNull(6)) {
+        s.message_id = rs.getInt64(6);
+    }
+    s.created_at = timeutil::db_to_iso(std::string(rs.getString(7)));
+    s.shop_domain = rs.getString(8);
+    s.conversation_id = rs.getUInt64(9);
+    s.customer = {rs.getUInt64(10), optional_string(rs, 11), optional_string(rs, 12),
+                  optional_string(rs, 13)};
+    return s;
+}
+
+// The counts come from whole days [first_whole_day, last_day] of the daily table, plus raw rows
+// of [start, end of start's day] when start is not a midnight. Empty ranges are passed as
+// upper < lower, which matches nothing.
+struct StatsRanges {
+    std::string whole_from, whole_to;  // DATE
+    std::string raw_from, raw_to;      // DATETIME(3)
+};
+
+StatsRanges stats_ranges(const CsatQuery& q) {
+    using timeutil::kMillisPerDay;
+    timeutil::Millis first_day = timeutil::start_of_utc_day(q.start);
+    StatsRanges r;
+    if (q.start == first_day) {
+        r.whole_from = day_of(q.start);
+        r.raw_from = timeutil::format_db(q.start);
+        r.raw_to = timeutil::format_db(q.start - 1);
+    } else {
+        r.whole_from = day_of(first_day + kMillisPerDay);
+        r.raw_from = timeutil::format_db(q.start);
+        r.raw_to = timeutil::format_db(std::min(first_day + kMillisPerDay - 1, q.end));
+    }
+    r.whole_to = day_of(q.end);
+    return r;
+}
+
+}  // namespace
+
+std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
+    Transaction tx(db);
+    std::optional<SurveyCustomer> customer =
+        db.run(Stmt::survey_conversation,
+               [&](sql::PreparedStatement& st) -> std::optional<SurveyCustomer> {
+                   st.setUInt64(1, s.conversation_id);
+                   st.setUInt64(2, shop_id);
+                   ResultSetPtr rs(st.executeQuery());
+                   if (!rs->next()) {
+                       return std::nullopt;
+                   }
+                   return SurveyCustomer{rs->getUInt64(1), optional_string(*rs, 2),
+                                         optional_string(*rs, 3), optional_string(*rs, 4)};
+               });
+    if (!customer) {
+        return std::nullopt;
+    }
+    RecordedSurvey out{0, *customer};
+    out.id = db.run(Stmt::survey_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, s.conversation_id);
+        st.setUInt64(3, customer->id);
+        st.setInt(4, s.mark);
+        bind_optional(st, 5, s.comment);
+        if (s.message_id) {
+            st.setInt64(6, *s.message_id);
+        } else {
+            st.setNull(6, sql::DataType::BIGINT);
+        }
+        st.setString(7, s.graph_nodes_json);
+        st.setString(8, s.node_ids_json);
+        st.setString(9, timeutil::format_db(s.created_at));
+        ResultSetPtr rs(st.executeQuery());
+        rs->next();
+        return rs->getUInt64(1);
+    });
+    db.run(Stmt::survey_day_count_bump, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setString(2, day_of(s.created_at));
+        st.setInt(3, s.mark);
+        st.executeUpdate();
+    });
+    tx.commit();
+    return out;
+}
+
+CsatResult query_csat(Db& db, const CsatQuery& q) {
+    CsatResult out;
+    Transaction tx(db, /*read_only=*/true);
+    std::string from = timeutil::format_db(q.start);
+    std::string to = timeutil::format_db(q.end);
+    db.run(q.brand ? Stmt::csat_page_brand : Stmt::csat_page_shop, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, q.scope_id);
+        st.setString(2, from);
+        st.setString(3, to);
+        st.setUInt64(4, q.limit);
+        st.setUInt64(5, q.offset);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            out.surveys.push_back(read_survey(*rs));
+        }
+    });
+    StatsRanges r = stats_ranges(q);
+    db.run(q.brand ? Stmt::csat_stats_brand : Stmt::csat_stats_shop,
+           [&](sql::PreparedStatement& st) {
+               st.setUInt64(1, q.scope_id);
+               st.setString(2, r.whole_from);
+               st.setString(3, r.whole_to);
+               st.setUInt64(4, q.scope_id);
+               st.setString(5, r.raw_from);
+               st.setString(6, r.raw_to);
+               ResultSetPtr rs(st.executeQuery());
+               while (rs->next()) {
+                   int mark = rs->getInt(1);
+                   if (mark >= 1 && mark <= 5) {
+                       out.by_mark[static_cast<std::size_t>(mark)] = rs->getUInt64(2);
+                   }
+               }
+           });
+    tx.commit();
+    return out;
+}
+
+}  // namespace supportcrm
