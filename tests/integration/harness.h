@@ -1,0 +1,209 @@
+// Integration test harness: talks to a running supportcrm stack (nginx -> supportcrm-fcgi ->
+// MariaDB) over real HTTP, provisions data with supportcrm-admin, and peeks at the database
+// directly where the API cannot show a fact (e.g. "exactly one row").
+//
+// Every helper that cannot do its job throws std::runtime_error with a message that says why;
+// GoogleTest turns an exception escaping a test body into a failure that carries the message.
+// Nothing here ever skips a test: a missing environment variable is a failure.
+#pragma once
+
+#include <json/json.h>
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace sql {
+class Connection;
+}
+
+namespace it {
+
+// ---------------------------------------------------------------------------------------------
+// Environment (set by scripts/test, see docs/INTERFACES.md).
+
+struct Env {
+    std::string base_url;  // SUPPORTCRM_BASE_URL, without a trailing slash
+    std::string admin;     // SUPPORTCRM_ADMIN
+    std::string config;    // SUPPORTCRM_CONFIG
+    std::string fcgi_log;  // SUPPORTCRM_FCGI_LOG
+};
+
+// Reads the four variables once; throws naming every missing one.
+const Env& env();
+
+// ---------------------------------------------------------------------------------------------
+// HTTP.
+
+// Request headers in the order they are sent. A header with an empty value is sent empty.
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpResponse {
+    std::string method;  // of the request, for messages
+    std::string path;    // of the request, for messages
+    long status = 0;
+    std::multimap<std::string, std::string> headers;  // names lowercased, values trimmed
+    std::string body;
+
+    // First value of a header (name case-insensitive), if present.
+    std::optional<std::string> header(std::string_view name) const;
+    // All values of a header, in order.
+    std::vector<std::string> header_values(std::string_view name) const;
+    // The body parsed as JSON (strict). Throws with the body quoted if it does not parse.
+    const Json::Value& json() const;
+    // "POST /api/v1/customers -> 400 {...}" for failure messages.
+    std::string describe() const;
+
+  private:
+    mutable std::optional<Json::Value> json_;
+};
+
+// Sends one request to SUPPORTCRM_BASE_URL + path on a fresh connection. `body` (any bytes,
+// NUL included) is sent with any method, with exactly the Content-Type given in `headers`
+// (none when `headers` has none). Throws on transport failure. Any 5xx answer is recorded as
+// a test failure (ADD_FAILURE), because the service must never answer 5xx to these tests.
+// Thread-safe.
+HttpResponse http(const std::string& method, const std::string& path, const Headers& headers = {},
+                  const std::optional<std::string>& body = std::nullopt);
+
+// Same, without the 5xx check (for tests that expect a 5xx, e.g. a stopped database).
+HttpResponse http_unchecked(const std::string& method, const std::string& path,
+                            const Headers& headers = {},
+                            const std::optional<std::string>& body = std::nullopt);
+
+// ---------------------------------------------------------------------------------------------
+// JSON.
+
+// Compact JSON text. With utf8 = true non-ASCII is written as raw UTF-8, else as \u escapes.
+std::string to_json(const Json::Value& value, bool utf8 = true);
+// Strict parse (one value, no comments, nothing after it). Throws with the text on failure.
+Json::Value parse_json(std::string_view text);
+// True when the value is a JSON integer (not a string, not a number written with a fraction).
+bool is_json_integer(const Json::Value& value);
+// An object from name/value pairs: it::object({{"email", e}, {"first_name", "Ann"}}).
+Json::Value object(std::initializer_list<std::pair<std::string, Json::Value>> members);
+// Sorted member names of an object ([] for anything else).
+std::vector<std::string> member_names(const Json::Value& value);
+
+// ---------------------------------------------------------------------------------------------
+// Admin CLI.
+
+struct AdminResult {
+    int exit_code = -1;  // -1 when killed by a signal
+    std::string out;
+    std::string err;
+};
+
+// Runs `$SUPPORTCRM_ADMIN --config $SUPPORTCRM_CONFIG args...` (no shell involved).
+AdminResult admin_raw(const std::vector<std::string>& args);
+// Same, requiring exit 0 and one JSON object on stdout; returns it. Throws otherwise.
+Json::Value admin(const std::vector<std::string>& args);
+
+// ---------------------------------------------------------------------------------------------
+// Test data.
+
+// Unique across processes and runs: "<pid>-<counter>-<random hex>".
+std::string unique_suffix();
+// A unique, lowercase email address ("<tag>.<suffix>@example.test").
+std::string unique_email(std::string_view tag = "c");
+
+struct Shop {
+    std::string domain;
+    std::string key;     // the API key (secret)
+    int64_t id = 0;      // shop id
+    int64_t key_id = 0;  // id of the key, for `key revoke --id`
+};
+
+// Creates a brand; returns its id.
+int64_t make_brand();
+// Creates a unique shop (optionally in a brand) and a key for it.
+Shop make_shop(std::optional<int64_t> brand_id = std::nullopt);
+// Creates one more key for an existing shop domain; returns {key id, key}.
+std::pair<int64_t, std::string> make_key(const std::string& domain);
+
+// ---------------------------------------------------------------------------------------------
+// API shortcuts.
+
+Headers key_header(const Shop& shop);    // {x-api-key: key}
+Headers json_headers(const Shop& shop);  // {x-api-key: key, Content-Type: application/json}
+
+HttpResponse get(const std::string& path, const Shop& shop);
+HttpResponse post_json(const std::string& path, const Shop& shop, const Json::Value& body);
+HttpResponse post_raw(const std::string& path, const Shop& shop, const std::string& body,
+                      const std::string& content_type = "application/json");
+
+// POST /api/v1/customers expecting 201; returns the "customer" object. Throws otherwise.
+Json::Value create_customer(const Shop& shop, const Json::Value& body);
+// GET /api/v1/customers/{id} expecting 200; returns the "customer" object. Throws otherwise.
+Json::Value fetch_customer(const Shop& shop, int64_t id);
+
+// ---------------------------------------------------------------------------------------------
+// Assertions. Use as EXPECT_TRUE(it::is_error(r, 404, "not_found", "Not found")).
+
+inline constexpr std::string_view kJsonContentType = "application/json; charset=utf-8";
+
+// Status, Content-Type, X-Request-Id present, body {success:false, code, message}. An empty
+// `message` means "any non-empty message".
+::testing::AssertionResult is_error(const HttpResponse& r, long status, std::string_view code,
+                                    std::string_view message = {});
+// Status, Content-Type, X-Request-Id present, body an object with success: true.
+::testing::AssertionResult is_success(const HttpResponse& r, long status);
+// Status only plus a short description on failure.
+::testing::AssertionResult has_status(const HttpResponse& r, long status);
+
+// True when `text` starts with `prefix`.
+bool starts_with(std::string_view text, std::string_view prefix);
+std::string to_lower(std::string_view text);
+
+// ---------------------------------------------------------------------------------------------
+// Time.
+
+// Parses "YYYY-MM-DDTHH:MM:SS.mmmZ" exactly; nullopt for anything else.
+std::optional<std::chrono::system_clock::time_point> parse_utc_millis(const std::string& text);
+
+// ---------------------------------------------------------------------------------------------
+// FastCGI log.
+
+std::string read_fcgi_log();
+// Polls the log (every 50 ms, up to `timeout`) until it contains `needle`.
+bool wait_for_log(std::string_view needle,
+                  std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+
+// Lowercase hex SHA-256 of `data` (to check that a key's digest is not logged either).
+std::string sha256_hex(std::string_view data);
+
+// ---------------------------------------------------------------------------------------------
+// Database (read-only checks; keep to a minimum, prefer asserting through the API).
+
+class Db {
+  public:
+    // Connects with the db-* keys of SUPPORTCRM_CONFIG. Throws on failure.
+    Db();
+    ~Db();
+    Db(const Db&) = delete;
+    Db& operator=(const Db&) = delete;
+
+    // Runs a query whose first column of the first row is an integer (e.g. COUNT(*)).
+    // `params` bind to the `?` placeholders as strings.
+    int64_t count(const std::string& query, const std::vector<std::string>& params = {});
+    // First column of the first row as text; nullopt when there is no row or it is NULL.
+    std::optional<std::string> scalar(const std::string& query,
+                                      const std::vector<std::string>& params = {});
+
+  private:
+    std::unique_ptr<sql::Connection> conn_;
+};
+
+// Reads `key = value` lines of an INI file (comments with # or ;, [sections] ignored).
+std::map<std::string, std::string> read_ini(const std::string& path);
+
+}  // namespace it
