@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 
 #include "fcgi/children.h"
 #include "fcgi/log.h"
@@ -33,8 +35,41 @@ void notify(const char* state) {
 #endif
 }
 
-// Waits for a signal or until the deadline, whichever comes first.
-void wait_until(std::optional<Clock::time_point> deadline) {
+// Workers report "ready" with one byte each on this pipe; systemd hears READY=1 only once the
+// whole pool can serve.
+class ReadinessPipe {
+  public:
+    ReadinessPipe() {
+        if (pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
+            throw std::runtime_error("pipe2 failed");
+        }
+    }
+    ~ReadinessPipe() {
+        close(fds_[0]);
+        close(fds_[1]);
+    }
+    ReadinessPipe(const ReadinessPipe&) = delete;
+    ReadinessPipe& operator=(const ReadinessPipe&) = delete;
+
+    int read_fd() const { return fds_[0]; }
+    int write_fd() const { return fds_[1]; }
+    // Bytes (ready workers) waiting in the pipe.
+    std::size_t drain() {
+        std::size_t n = 0;
+        char buf[64];
+        ssize_t got;
+        while ((got = ::read(fds_[0], buf, sizeof buf)) > 0) {
+            n += static_cast<std::size_t>(got);
+        }
+        return n;
+    }
+
+  private:
+    int fds_[2];
+};
+
+// Waits for a signal, a ready worker, or the deadline, whichever comes first.
+void wait_until(std::optional<Clock::time_point> deadline, int ready_fd) {
     timespec ts{};
     timespec* timeout = nullptr;
     if (deadline) {
@@ -44,7 +79,8 @@ void wait_until(std::optional<Clock::time_point> deadline) {
         ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
         timeout = &ts;
     }
-    ppoll(nullptr, 0, timeout, &signals::wait_mask());
+    pollfd ready{ready_fd, POLLIN, 0};
+    ppoll(&ready, 1, timeout, &signals::wait_mask());
 }
 
 class Master {
@@ -53,7 +89,10 @@ class Master {
         : socket_(socket),
           config_(std::move(config)),
           reload_config_(reload_config),
-          children_([this] { return run_worker(socket_.fd(), config_); }) {}
+          children_([this] {
+              close(readiness_.read_fd());
+              return run_worker(socket_.fd(), readiness_.write_fd(), config_);
+          }) {}
 
     int run() {
         // Idle workers wait in epoll and then accept; non-blocking so that the ones that lose
@@ -62,9 +101,9 @@ class Master {
         log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " listening on " +
                   socket_.description() + " " + describe(config_));
         fill_pool();
-        notify("READY=1");
         while (true) {
-            wait_until(next_deadline());
+            wait_until(next_deadline(), readiness_.read_fd());
+            note_ready_workers();
             if (signals::child_exited) {
                 signals::child_exited = 0;
                 on_children_exited();
@@ -150,13 +189,27 @@ class Master {
         }
         unsigned old_generation = children_.next_generation();
         respawn_not_before_ = Clock::time_point{};
+        ready_workers_ = 0;
+        announced_ready_ = false;
         fill_pool();
         children_.signal_generation(old_generation, SIGTERM);
-        notify("READY=1");
+    }
+
+    // READY=1 (at start and after a reload) once a whole pool of workers has said it can serve.
+    void note_ready_workers() {
+        ready_workers_ += readiness_.drain();
+        if (!announced_ready_ && !stopping_ && ready_workers_ >= config_.workers) {
+            announced_ready_ = true;
+            log::info("ready: " + std::to_string(config_.workers) + " workers serving");
+            notify("READY=1");
+        }
     }
 
     const ListenSocket& socket_;
     Config config_;
+    ReadinessPipe readiness_;
+    std::size_t ready_workers_ = 0;
+    bool announced_ready_ = false;
     const ConfigLoader& reload_config_;
     Children children_;
     bool stopping_ = false;

@@ -143,7 +143,7 @@ class EpollFd {
 
 }  // namespace
 
-int run_worker(int listen_fd, const Config& config) {
+int run_worker(int listen_fd, int ready_fd, const Config& config) {
     pid_t master = getppid();
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned worker stops too
     if (getppid() != master) {
@@ -160,6 +160,10 @@ int run_worker(int listen_fd, const Config& config) {
     Db db(config.db);
     connect_early(db);
     EpollFd epoll(listen_fd);
+    if (::write(ready_fd, "r", 1) != 1) {
+        log::error_errno("writing to the readiness pipe", errno);
+    }
+    close(ready_fd);
     log::debug("worker ready");
 
     while (!signals::stop_requested) {

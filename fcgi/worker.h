@@ -1,11 +1,12 @@
 // A worker process: one database connection with its prepared statements, and a loop that
-// accepts one FastCGI request at a time and answers it. Returns the process exit status.
+// accepts one FastCGI request at a time and answers it. Once it can serve it writes one byte
+// to ready_fd (the master's readiness pipe) and closes it. Returns the process exit status.
 #pragma once
 
 #include "fcgi/config.h"
 
 namespace supportcrm {
 
-int run_worker(int listen_fd, const Config& config);
+int run_worker(int listen_fd, int ready_fd, const Config& config);
 
 }  // namespace supportcrm
