@@ -181,6 +181,12 @@ int run_worker(int listen_fd, int ready_fd, const Config& config) {
         serve(fcgi, db, config);
         FCGX_Finish_r(&fcgi);
     }
+    // A connection whose wake-up coincided with our stop signal may be waiting with no other
+    // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued.
+    if (FCGX_Accept_r(&fcgi) == 0) {
+        serve(fcgi, db, config);
+        FCGX_Finish_r(&fcgi);
+    }
     FCGX_Free(&fcgi, 0);
     log::debug("worker stopping");
     return 0;
