@@ -100,7 +100,7 @@ std::optional<std::uint64_t> FieldReader::id(const char* name) {
         if (text::is_digits(s)) {
             return text::parse_u64(s).value_or(UINT64_MAX);
         }
-    } else if (v->isUInt64() && !v->isBool()) {
+    } else if (v->type() == Json::uintValue || (v->type() == Json::intValue && v->asInt64() >= 0)) {
         return v->asLargestUInt();
     } else if (v->type() == Json::realValue && v->asDouble() >= 18446744073709551616.0 &&
                std::floor(v->asDouble()) == v->asDouble()) {
@@ -117,7 +117,9 @@ std::optional<std::int64_t> FieldReader::integer(const char* name, std::int64_t 
     if (v == nullptr) {
         return std::nullopt;
     }
-    if (v->isInt64() && !v->isBool()) {
+    // A JSON integer literal: 4.0 is a number, but not the integer the contract asks for.
+    bool integer_literal = v->type() == Json::intValue || v->type() == Json::uintValue;
+    if (integer_literal && v->isInt64()) {
         std::int64_t n = v->asLargestInt();
         if (n >= min && n <= max) {
             return n;

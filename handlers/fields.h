@@ -38,7 +38,7 @@ class FieldReader {
     // A JSON integer >= 0 or a string of digits. Digits beyond 64 bits give UINT64_MAX, which
     // no row has, so the lookup that follows answers "not found" as the contract wants.
     std::optional<std::uint64_t> id(const char* name);
-    // A JSON integer in [min, max]; message "<name> must be <what>".
+    // A JSON integer literal (not 4.0) in [min, max]; message "<name> must be <what>".
     std::optional<std::int64_t> integer(const char* name, std::int64_t min, std::int64_t max,
                                         std::string_view what = "an integer");
     // An array of strings, each at most max_chars characters.

@@ -40,17 +40,21 @@ struct StatsRanges {
 StatsRanges stats_ranges(const CsatQuery& q) {
     using timeutil::kMillisPerDay;
     timeutil::Millis first_day = timeutil::start_of_utc_day(q.start);
+    bool partial_first_day = q.start != first_day;
+    timeutil::Millis first_whole_day = partial_first_day ? first_day + kMillisPerDay : first_day;
     StatsRanges r;
-    if (q.start == first_day) {
-        r.whole_from = day_of(q.start);
-        r.raw_from = timeutil::format_db(q.start);
-        r.raw_to = timeutil::format_db(q.start - 1);
+    if (first_whole_day <= q.end) {
+        r.whole_from = day_of(first_whole_day);
+        r.whole_to = day_of(q.end);
     } else {
-        r.whole_from = day_of(first_day + kMillisPerDay);
-        r.raw_from = timeutil::format_db(q.start);
-        r.raw_to = timeutil::format_db(std::min(first_day + kMillisPerDay - 1, q.end));
+        // No whole day in the window; this empty range stays within DATETIME's years even when
+        // the window is the last day it can hold.
+        r.whole_from = "9999-12-31";
+        r.whole_to = "1000-01-01";
     }
-    r.whole_to = day_of(q.end);
+    r.raw_from = timeutil::format_db(q.start);
+    r.raw_to = partial_first_day ? timeutil::format_db(std::min(first_whole_day - 1, q.end))
+                                 : timeutil::format_db(q.start - 1);  // empty
     return r;
 }
 

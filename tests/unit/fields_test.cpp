@@ -71,17 +71,27 @@ TEST(FieldReader, NumbersBecomeTheirDecimalText) {
 
 TEST(FieldReader, IdsAreIntegersOrDigitStrings) {
     Json::Value body = parse(
-        R"({"a":42,"b":"42","c":"99999999999999999999999","d":"4x","e":-1,"f":1.5,"g":99999999999999999999999})");
+        R"({"a":42,"b":"42","c":"99999999999999999999999","d":"4x","e":-1,"f":1.5,"g":99999999999999999999999,"h":7.0})");
     FieldReader f(body);
     EXPECT_EQ(f.id("a"), 42u);
     EXPECT_EQ(f.id("b"), 42u);
     EXPECT_EQ(f.id("c"), UINT64_MAX);  // beyond 64 bits: no such row
     EXPECT_EQ(f.id("g"), UINT64_MAX);
     EXPECT_TRUE(f.ok());
-    for (const char* bad : {"d", "e", "f"}) {
+    for (const char* bad : {"d", "e", "f", "h"}) {
         FieldReader g(body);
         g.id(bad);
         EXPECT_EQ(g.error(), std::string(bad) + " must be an integer");
+    }
+}
+
+TEST(FieldReader, IntegersMustBeIntegerLiterals) {
+    Json::Value body = parse(R"({"a":4,"b":4.0,"c":"4","d":9})");
+    EXPECT_EQ(FieldReader(body).integer("a", 1, 5), 4);
+    for (const char* bad : {"b", "c", "d"}) {
+        FieldReader f(body);
+        f.integer(bad, 1, 5, "an integer between 1 and 5");
+        EXPECT_EQ(f.error(), std::string(bad) + " must be an integer between 1 and 5");
     }
 }
 
