@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The shipped systemd units pass `systemd-analyze verify`, and the shipped example config is
+# accepted by `supportcrm-fcgi --test-config`. Run by ctest (label unit): no services needed.
+#   systemd_units_test.sh BUILD_DIR
+set -euo pipefail
+build=${1:?usage: systemd_units_test.sh BUILD_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$build/bin/supportcrm-fcgi" --config "$build/etc/supportcrm.conf" --test-config
+
+if ! command -v systemd-analyze >/dev/null; then
+    echo "systemd-analyze not installed: unit verification skipped"
+    exit 0
+fi
+# The units name the installed binary; point them at this build's so verify can check it.
+for unit in supportcrm.service supportcrm.socket; do
+    sed -E "s#^(ExecStart(Pre)?=)[^ ]*/supportcrm-fcgi#\1$build/bin/supportcrm-fcgi#" \
+        "$build/systemd/$unit" >"$tmp/$unit"
+done
+out=$(cd "$tmp" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify ./supportcrm.socket ./supportcrm.service 2>&1 || true)
+# Only complaints about our own units count (verify also reports on unrelated system units).
+ours=$(grep -E 'supportcrm\.(service|socket)' <<<"$out" || true)
+if [[ -n "$ours" ]]; then
+    echo "systemd-analyze verify found problems:"
+    echo "$ours"
+    exit 1
+fi
+echo "systemd units verified"
