@@ -1,0 +1,623 @@
+# shellcheck shell=bash
+# scripts/lib/stack.sh - private supportcrm stacks (MariaDB + supportcrm-fcgi + nginx)
+#
+# Sourced by scripts/devstack and scripts/test; not executable on its own.
+# Every function takes the stack directory (and, where needed, a bin dir or a
+# port) as arguments, so several stacks can live side by side:
+#
+#   STACKDIR/mysql/             MariaDB data directory
+#   STACKDIR/mysqld.sock        MariaDB unix socket (no TCP: --skip-networking)
+#   STACKDIR/mysqld.pid|.err    MariaDB pid file and error log
+#   STACKDIR/db-password        password of 'supportcrm'@'localhost' (mode 600)
+#   STACKDIR/supportcrm.conf    config of supportcrm-fcgi / supportcrm-admin
+#   STACKDIR/supportcrm.sock    FastCGI socket of supportcrm-fcgi
+#   STACKDIR/fcgi.pid|.log      its pid (of the master) and its stdout+stderr
+#   STACKDIR/nginx/             nginx prefix: nginx.conf and temp dirs
+#   STACKDIR/nginx.pid, nginx-error.log, nginx-access.log
+#
+# Nothing here touches the system MariaDB / nginx instances, /etc, /var/log or
+# /run: every daemon runs as the invoking user with all paths under STACKDIR.
+#
+# Functions report progress on stderr and fail with `die` (exit 1 of the shell
+# or subshell they run in) after printing the relevant log tail. Their checks
+# are explicit rather than left to `set -e`, so they also fail properly when
+# called from an `if` or `||`. Safe to source under `set -euo pipefail`.
+# Tunables: SUPPORTCRM_*_TIMEOUT below, SUPPORTCRM_WORKERS, SUPPORTCRM_LOG_LEVEL,
+# NGINX_BIN.
+
+if [[ -n "${SUPPORTCRM_STACK_SH_LOADED:-}" ]]; then
+    return 0
+fi
+SUPPORTCRM_STACK_SH_LOADED=1
+
+# Repository root (this file is scripts/lib/stack.sh).
+SUPPORTCRM_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# Debian packages needed to build, test and run a stack.
+SUPPORTCRM_PACKAGES=(
+    build-essential cmake pkg-config
+    libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev libboost-program-options-dev
+    libssl-dev libgtest-dev libcurl4-openssl-dev libsystemd-dev
+    mariadb-server mariadb-client nginx-light curl
+)
+
+# Bounded waits (seconds); override from the environment if a machine is slow.
+: "${SUPPORTCRM_MARIADB_START_TIMEOUT:=30}"
+: "${SUPPORTCRM_MARIADB_STOP_TIMEOUT:=60}"
+: "${SUPPORTCRM_FCGI_START_TIMEOUT:=30}"
+: "${SUPPORTCRM_FCGI_STOP_TIMEOUT:=20}" # > shutdown-timeout written by write_config
+: "${SUPPORTCRM_NGINX_START_TIMEOUT:=15}"
+
+# ---------------------------------------------------------------------------
+# helpers
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { log "WARNING: $*"; }
+die() {
+    log "ERROR: $*"
+    exit 1
+}
+
+# Print the last lines of a log file to stderr (if it exists).
+log_tail() {
+    local file=$1 lines=${2:-40}
+    if [[ -s "$file" ]]; then
+        printf -- '----- last %s lines of %s -----\n' "$lines" "$file" >&2
+        tail -n "$lines" -- "$file" >&2 || true
+        printf -- '----- end of %s -----\n' "$file" >&2
+    else
+        printf -- '(%s is empty or missing)\n' "$file" >&2
+    fi
+}
+
+# Absolute path of a (possibly not yet existing) directory.
+abs_dir() {
+    mkdir -p -- "$1" || die "cannot create directory $1"
+    (cd -- "$1" && pwd)
+}
+
+# True if PID is a live process (a zombie counts as dead: our daemons may be
+# reparented to a PID 1 that does not reap).
+pid_alive() {
+    local pid=$1 stat
+    [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+    kill -0 "$pid" 2>/dev/null || return 1
+    stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+    stat=${stat##*) }
+    [[ "${stat:0:1}" != Z ]]
+}
+
+# Pid stored in FILE if that process is alive (prints it), else fail.
+# With COMM, the process must also be named COMM (guards against a stale pid
+# file whose pid now belongs to an unrelated process).
+pidfile_alive() {
+    local file=$1 comm=${2:-} pid
+    [[ -s "$file" ]] || return 1
+    pid=$(head -n1 -- "$file" 2>/dev/null) || return 1
+    pid=${pid//[[:space:]]/}
+    pid_alive "$pid" || return 1
+    if [[ -n "$comm" && "$(cat "/proc/$pid/comm" 2>/dev/null)" != "$comm" ]]; then
+        return 1
+    fi
+    printf '%s\n' "$pid"
+}
+
+# Wait up to SECONDS for PID to disappear.
+wait_pid_gone() {
+    local pid=$1 seconds=$2 i
+    for ((i = 0; i < seconds * 10; i++)); do
+        pid_alive "$pid" || return 0
+        sleep 0.1
+    done
+    ! pid_alive "$pid"
+}
+
+# Send SIGNAL to PID, wait up to SECONDS, then SIGKILL. NAME is for messages.
+# Our daemons are started with setsid, so each leads a process group with the
+# same id; leftovers of that group (e.g. workers orphaned by a killed master)
+# are killed afterwards. (A pgid is never reused while the group exists, so
+# this cannot hit unrelated processes.)
+stop_pid() {
+    local name=$1 pid=$2 sig=$3 seconds=$4
+    if pid_alive "$pid"; then
+        log "stopping $name (pid $pid, SIG$sig)"
+        kill "-$sig" "$pid" 2>/dev/null || true
+        if ! wait_pid_gone "$pid" "$seconds"; then
+            warn "$name (pid $pid) still running after ${seconds}s; sending SIGKILL"
+            kill -KILL "$pid" 2>/dev/null || true
+            wait_pid_gone "$pid" 5 || warn "$name (pid $pid) did not die"
+        fi
+    fi
+    local i
+    for ((i = 0; i < 20; i++)); do
+        group_alive "$pid" || return 0
+        sleep 0.1
+    done
+    warn "killing leftover processes of $name's process group $pid"
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    return 0
+}
+
+# True if process group PGID has a live (non-zombie) member. Reads /proc
+# directly (procps may be missing on minimal images).
+group_alive() {
+    local pgid=$1 f stat fields
+    for f in /proc/[0-9]*/stat; do
+        # Not $(<"$f"): in bash 5.2 a failing $(<file) ends a `set -e` shell
+        # even on the left of ||, and processes vanish while we iterate.
+        read -r stat 2>/dev/null <"$f" || continue
+        # after "pid (comm) ": state ppid pgrp ...
+        read -r -a fields <<<"${stat##*) }"
+        [[ "${fields[2]}" == "$pgid" && "${fields[0]}" != Z ]] && return 0
+    done
+    return 1
+}
+
+# Run a command as root (directly, or through sudo).
+as_root() {
+    if [[ $EUID -eq 0 ]]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo -- "$@"
+    else
+        die "need root to run: $* (not root and sudo is not installed); install the packages listed in scripts/lib/stack.sh by hand"
+    fi
+}
+
+# True if something accepts TCP connections on 127.0.0.1:PORT.
+port_in_use() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Unix socket paths are limited to 108 bytes (sun_path), including the NUL.
+check_socket_path() {
+    local path=$1
+    if ((${#path} > 100)); then
+        die "socket path too long for a unix socket (${#path} > 100 bytes): $path; move the checkout to a shorter path"
+    fi
+}
+
+# Random password: 48 hex characters (no quoting issues in SQL or INI files).
+random_hex() {
+    head -c 24 /dev/urandom | od -An -tx1 -v | tr -d ' \n'
+}
+
+# ---------------------------------------------------------------------------
+# ensure_packages: install (apt) whatever of SUPPORTCRM_PACKAGES is missing.
+
+ensure_packages() {
+    local missing=() p status
+    for p in "${SUPPORTCRM_PACKAGES[@]}"; do
+        status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+        [[ "$status" == "install ok installed" ]] || missing+=("$p")
+    done
+    if ((${#missing[@]} == 0)); then
+        log "all required Debian packages are installed"
+        return 0
+    fi
+    log "installing missing Debian packages: ${missing[*]}"
+    command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install by hand: ${missing[*]}"
+    if [[ $EUID -ne 0 ]] && ! command -v sudo >/dev/null 2>&1; then
+        die "missing packages and not root (no sudo either); as root run: apt-get install --no-install-recommends ${missing[*]}"
+    fi
+
+    # policy-rc.d guard: make invoke-rc.d refuse (exit 101) to start the system
+    # mariadb/nginx services the packages ship; our stacks never use them.
+    # Only our own guard is removed afterwards; an existing one is left alone.
+    # (SUPPORTCRM_POLICY_RC only exists to test this code path.)
+    local policy=${SUPPORTCRM_POLICY_RC:-/usr/sbin/policy-rc.d} own_policy=0 rc=0 old_exit_trap
+    if [[ ! -e "$policy" ]]; then
+        printf '#!/bin/sh\n# temporary, written by supportcrm scripts/lib/stack.sh during apt-get install\nexit 101\n' |
+            as_root tee "$policy" >/dev/null || die "cannot write $policy"
+        as_root chmod 755 "$policy" || die "cannot chmod $policy"
+        own_policy=1
+        old_exit_trap=$(trap -p EXIT)
+        # shellcheck disable=SC2064 # expand $policy now
+        trap "as_root rm -f '$policy' || true" EXIT
+    fi
+
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update || rc=$?
+    if ((rc == 0)); then
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+            -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" || rc=$?
+    fi
+
+    if ((own_policy)); then
+        as_root rm -f "$policy" || warn "could not remove $policy"
+        if [[ -n "$old_exit_trap" ]]; then eval "$old_exit_trap"; else trap - EXIT; fi
+    fi
+    ((rc == 0)) || die "apt-get failed (exit $rc) installing: ${missing[*]}"
+    log "packages installed"
+}
+
+# ---------------------------------------------------------------------------
+# build BUILDDIR [extra cmake args...]
+
+build() {
+    local dir=$1
+    shift
+    local jobs
+    jobs=$(nproc 2>/dev/null || echo 2)
+    log "configuring $dir"
+    log "+ cmake -S $SUPPORTCRM_REPO -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo $*"
+    cmake -S "$SUPPORTCRM_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2 ||
+        die "cmake configure failed for $dir"
+    log "+ cmake --build $dir -j$jobs"
+    cmake --build "$dir" -j"$jobs" >&2 || die "build failed in $dir"
+}
+
+# ---------------------------------------------------------------------------
+# MariaDB
+
+# Run SQL as the (password-less, socket-only) root of a private MariaDB.
+mariadb_root() {
+    local dir=$1
+    shift
+    mariadb --no-defaults --socket="$dir/mysqld.sock" --user=root --batch "$@"
+}
+
+# start_mariadb STACKDIR: start (or reuse) the private server, then make sure
+# database `supportcrm` and user 'supportcrm'@'localhost' exist.
+start_mariadb() {
+    local dir
+    dir=$(abs_dir "$1") || exit 1
+    chmod 700 "$dir" || die "cannot chmod $dir"
+    local datadir=$dir/mysql sock=$dir/mysqld.sock pidf=$dir/mysqld.pid errlog=$dir/mysqld.err
+    local user pid i
+    user=$(id -un)
+    check_socket_path "$sock"
+
+    if pid=$(pidfile_alive "$pidf" mariadbd); then
+        log "MariaDB already running (pid $pid), reusing it"
+    else
+        if [[ ! -d "$datadir/mysql" ]]; then
+            log "initializing MariaDB data directory $datadir"
+            rm -rf -- "$datadir"
+            mkdir -p -- "$datadir" || die "cannot create $datadir"
+            if ! mariadb-install-db --no-defaults --datadir="$datadir" --user="$user" \
+                --auth-root-authentication-method=normal --skip-test-db \
+                >"$dir/mysql-install.log" 2>&1; then
+                log_tail "$dir/mysql-install.log"
+                rm -rf -- "$datadir"
+                die "mariadb-install-db failed"
+            fi
+        fi
+        # A stale socket is removed by mariadbd itself (its mysqld.sock.lock
+        # protects a server that is still running without a pid file).
+        rm -f -- "$pidf"
+        log "starting MariaDB (socket $sock)"
+        # Dev/test stack only: innodb_flush_log_at_trx_commit=2 writes the redo
+        # log at commit but fsyncs once a second - a crash of the OS could lose
+        # the last second of commits, which is fine for throw-away data and makes
+        # the tests much faster. Production keeps the default (1).
+        (
+            exec setsid mariadbd --no-defaults \
+                --datadir="$datadir" \
+                --socket="$sock" \
+                --pid-file="$pidf" \
+                --log-error="$errlog" \
+                --skip-networking \
+                --user="$user" \
+                --innodb-buffer-pool-size=256M \
+                --innodb-flush-log-at-trx-commit=2 \
+                --character-set-server=utf8mb4 \
+                --collation-server=utf8mb4_bin \
+                </dev/null >>"$dir/mysqld.out" 2>&1
+        ) &
+        pid=$!
+        # mariadbd writes the same pid here itself once it is up; writing it
+        # now lets stop_stack find a server that is still starting.
+        echo "$pid" >"$pidf"
+        for ((i = 0; ; i++)); do
+            if mariadb-admin --no-defaults --socket="$sock" --user=root \
+                --connect-timeout=2 ping >/dev/null 2>&1; then
+                break
+            fi
+            if ! pid_alive "$pid"; then
+                log_tail "$errlog"
+                log_tail "$dir/mysqld.out" 10
+                die "MariaDB exited during startup (see $errlog)"
+            fi
+            if ((i >= SUPPORTCRM_MARIADB_START_TIMEOUT * 5)); then
+                log_tail "$errlog"
+                stop_pid MariaDB "$pid" TERM "$SUPPORTCRM_MARIADB_STOP_TIMEOUT"
+                die "MariaDB did not answer on $sock within ${SUPPORTCRM_MARIADB_START_TIMEOUT}s (see $errlog)"
+            fi
+            sleep 0.2
+        done
+        log "MariaDB is up (pid $(cat "$pidf" 2>/dev/null || echo "$pid"))"
+    fi
+
+    # Database and application user (idempotent; the password file is the
+    # source of truth and the account is re-synced to it every time).
+    local pwfile=$dir/db-password password
+    if [[ ! -s "$pwfile" ]]; then
+        (umask 077 && { random_hex && echo; } >"$pwfile") || die "cannot write $pwfile"
+    fi
+    chmod 600 "$pwfile"
+    password=$(head -n1 "$pwfile")
+    [[ "$password" =~ ^[0-9a-f]+$ ]] || die "unexpected content in $pwfile (delete it to regenerate)"
+    if ! mariadb_root "$dir" <<SQL >"$dir/mysql-setup.log" 2>&1; then
+CREATE DATABASE IF NOT EXISTS supportcrm CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
+CREATE USER IF NOT EXISTS 'supportcrm'@'localhost' IDENTIFIED BY '$password';
+ALTER USER 'supportcrm'@'localhost' IDENTIFIED BY '$password';
+GRANT ALL PRIVILEGES ON supportcrm.* TO 'supportcrm'@'localhost';
+SQL
+        log_tail "$dir/mysql-setup.log"
+        die "could not create database/user in the private MariaDB"
+    fi
+    log "database 'supportcrm' and user 'supportcrm'@'localhost' ready"
+}
+
+# ---------------------------------------------------------------------------
+# write_config STACKDIR: STACKDIR/supportcrm.conf for supportcrm-fcgi/-admin.
+
+write_config() {
+    local dir
+    dir=$(abs_dir "$1") || exit 1
+    local conf=$dir/supportcrm.conf workers
+    workers=${SUPPORTCRM_WORKERS:-$(nproc 2>/dev/null || echo 2)}
+    # At least 2 (concurrency is part of what the tests exercise), at most 8
+    # (each worker holds a database connection).
+    ((workers >= 2)) || workers=2
+    ((workers <= 8)) || workers=8
+    check_socket_path "$dir/supportcrm.sock"
+    cat >"$conf.tmp" <<EOF || die "cannot write $conf"
+# Generated by scripts/lib/stack.sh for the private stack in $dir.
+# Rewritten on every start; do not edit (keys: docs/INTERFACES.md).
+listen = $dir/supportcrm.sock
+# 0666: the socket lives in a mode-700 directory, so only this user reaches it.
+listen-mode = 0666
+workers = $workers
+shutdown-timeout = 10
+db-socket = $dir/mysqld.sock
+db-name = supportcrm
+db-user = supportcrm
+db-password-file = $dir/db-password
+migrations-dir = $SUPPORTCRM_REPO/sql
+log-level = ${SUPPORTCRM_LOG_LEVEL:-info}
+EOF
+    mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
+    log "wrote $conf"
+}
+
+# ---------------------------------------------------------------------------
+# migrate STACKDIR BINDIR: apply sql/NNN_*.sql (idempotent). Output -> stderr.
+
+migrate() {
+    local dir=$1 bindir=$2
+    local admin=$bindir/supportcrm-admin
+    [[ -x "$admin" ]] || die "$admin not found (build first)"
+    log "+ $admin --config $dir/supportcrm.conf migrate"
+    "$admin" --config "$dir/supportcrm.conf" migrate >&2 || die "migrations failed"
+}
+
+# ---------------------------------------------------------------------------
+# supportcrm-fcgi
+
+stop_fcgi() {
+    local dir=$1 pid
+    if pid=$(pidfile_alive "$dir/fcgi.pid" supportcrm-fcgi); then
+        stop_pid supportcrm-fcgi "$pid" TERM "$SUPPORTCRM_FCGI_STOP_TIMEOUT"
+    fi
+    rm -f -- "$dir/fcgi.pid"
+}
+
+# start_fcgi STACKDIR BINDIR: (re)start the pool so the current binary runs.
+# Waits until the master has created its listen socket.
+start_fcgi() {
+    local dir bindir=$2
+    dir=$(abs_dir "$1") || exit 1
+    local bin=$bindir/supportcrm-fcgi conf=$dir/supportcrm.conf
+    local sock=$dir/supportcrm.sock pidf=$dir/fcgi.pid logf=$dir/fcgi.log pid i
+    [[ -x "$bin" ]] || die "$bin not found (build first)"
+    [[ -f "$conf" ]] || die "$conf missing (write_config first)"
+
+    if pidfile_alive "$pidf" supportcrm-fcgi >/dev/null; then
+        log "supportcrm-fcgi already running; restarting it"
+        stop_fcgi "$dir"
+    fi
+    rm -f -- "$sock"
+    log "starting $bin (log: $logf)"
+    printf '=== %s starting %s --config %s\n' "$(date -u +%FT%TZ)" "$bin" "$conf" >>"$logf"
+    (
+        exec setsid "$bin" --config "$conf" </dev/null >>"$logf" 2>&1
+    ) &
+    pid=$!
+    echo "$pid" >"$pidf"
+    for ((i = 0; ; i++)); do
+        [[ -S "$sock" ]] && break
+        if ! pid_alive "$pid"; then
+            rm -f -- "$pidf"
+            log_tail "$logf"
+            die "supportcrm-fcgi exited during startup (see $logf)"
+        fi
+        if ((i >= SUPPORTCRM_FCGI_START_TIMEOUT * 10)); then
+            log_tail "$logf"
+            stop_pid supportcrm-fcgi "$pid" TERM "$SUPPORTCRM_FCGI_STOP_TIMEOUT"
+            rm -f -- "$pidf"
+            die "supportcrm-fcgi did not create $sock within ${SUPPORTCRM_FCGI_START_TIMEOUT}s (see $logf)"
+        fi
+        sleep 0.1
+    done
+    log "supportcrm-fcgi is up (pid $pid)"
+}
+
+# ---------------------------------------------------------------------------
+# nginx
+
+NGINX_BIN=${NGINX_BIN:-$(command -v nginx 2>/dev/null || echo /usr/sbin/nginx)}
+
+# nginx command line for the stack in DIR (absolute), extra args appended.
+nginx_cmd() {
+    local dir=$1
+    shift
+    "$NGINX_BIN" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf" -e "$dir/nginx-error.log" "$@"
+}
+
+# start_nginx STACKDIR PORT: generate STACKDIR/nginx/nginx.conf (a server on
+# 127.0.0.1:PORT that includes nginx/supportcrm.conf, exactly as a production
+# site does), check it, start or reload nginx, wait until /healthz answers.
+start_nginx() {
+    local dir port=$2
+    dir=$(abs_dir "$1") || exit 1
+    if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
+        die "invalid port '$port'"
+    fi
+    local prefix=$dir/nginx conf=$dir/nginx/nginx.conf pidf=$dir/nginx.pid
+    local snippet=$SUPPORTCRM_REPO/nginx/supportcrm.conf pid i code user_line=""
+    [[ -f "$snippet" ]] || die "$snippet missing"
+    [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
+    check_socket_path "$dir/supportcrm.sock"
+    mkdir -p -- "$prefix"/tmp/{body,fastcgi,proxy,scgi,uwsgi} || die "cannot create $prefix"
+
+    # Workers must reach STACKDIR/supportcrm.sock (mode-700 dir): run them as
+    # the invoking user. As root nginx would otherwise drop to 'nobody'; as
+    # non-root the directive is meaningless (and nginx warns), so omit it.
+    if [[ $EUID -eq 0 ]]; then
+        user_line="user $(id -un) $(id -gn);"
+    fi
+
+    cat >"$conf.tmp" <<EOF || die "cannot write $conf"
+# Generated by scripts/lib/stack.sh for the private stack in $dir - do not edit.
+$user_line
+daemon on;
+worker_processes 1;
+pid $pidf;
+lock_file $prefix/nginx.lock;
+error_log $dir/nginx-error.log warn;
+
+events {
+    worker_connections 1024;
+}
+
+http {
+    access_log $dir/nginx-access.log;
+    # Keep every temp path inside the private prefix (the compiled-in
+    # defaults are under /var/lib/nginx).
+    client_body_temp_path $prefix/tmp/body;
+    fastcgi_temp_path $prefix/tmp/fastcgi;
+    proxy_temp_path $prefix/tmp/proxy;
+    scgi_temp_path $prefix/tmp/scgi;
+    uwsgi_temp_path $prefix/tmp/uwsgi;
+
+    default_type application/octet-stream;
+    server_tokens off;
+    keepalive_timeout 65s;
+
+    upstream supportcrm_fcgi {
+        server unix:$dir/supportcrm.sock;
+    }
+
+    server {
+        listen 127.0.0.1:$port;
+        server_name localhost;
+
+        # The same snippet a production site includes.
+        include $snippet;
+
+        # Everything outside /api/v1 and /healthz (as in nginx/site-example.conf).
+        location / {
+            set \$supportcrm_request_id \$http_x_request_id;
+            if (\$supportcrm_request_id = "") {
+                set \$supportcrm_request_id \$request_id;
+            }
+            add_header X-Request-Id \$supportcrm_request_id always;
+            default_type application/json;
+            charset utf-8;
+            charset_types application/json;
+            return 404 '{"success":false,"code":"not_found","message":"Not found"}';
+        }
+    }
+}
+EOF
+    mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
+
+    if ! nginx_cmd "$dir" -t -q >"$dir/nginx-test.log" 2>&1; then
+        cat "$dir/nginx-test.log" >&2
+        die "nginx configuration test failed for $conf"
+    fi
+
+    if pid=$(pidfile_alive "$pidf" nginx); then
+        if [[ "$(cat "$dir/nginx.port" 2>/dev/null)" == "$port" ]]; then
+            log "nginx already running (pid $pid); reloading its configuration"
+            nginx_cmd "$dir" -s reload >>"$dir/nginx-error.log" 2>&1 || die "nginx reload failed"
+        else
+            log "nginx running on another port; restarting it"
+            stop_nginx "$dir"
+            pid=""
+        fi
+    else
+        pid=""
+    fi
+    if [[ -z "$pid" ]]; then
+        if port_in_use "$port"; then
+            die "port 127.0.0.1:$port is already in use by another program"
+        fi
+        log "starting nginx on 127.0.0.1:$port"
+        if ! nginx_cmd "$dir" </dev/null >>"$dir/nginx-error.log" 2>&1; then
+            log_tail "$dir/nginx-error.log"
+            die "nginx failed to start"
+        fi
+    fi
+    echo "$port" >"$dir/nginx.port"
+
+    for ((i = 0; ; i++)); do
+        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/healthz" 2>/dev/null || true)
+        [[ -n "$code" && "$code" != 000 ]] && break
+        if ((i >= SUPPORTCRM_NGINX_START_TIMEOUT * 5)); then
+            log_tail "$dir/nginx-error.log"
+            die "nginx did not answer on http://127.0.0.1:$port/healthz within ${SUPPORTCRM_NGINX_START_TIMEOUT}s"
+        fi
+        sleep 0.2
+    done
+    log "nginx is up: http://127.0.0.1:$port (GET /healthz -> $code)"
+}
+
+stop_nginx() {
+    local dir=$1 pid
+    if pid=$(pidfile_alive "$dir/nginx.pid" nginx); then
+        # QUIT: graceful (finish in-flight requests), then TERM/KILL if stuck.
+        stop_pid nginx "$pid" QUIT 10
+    fi
+    rm -f -- "$dir/nginx.pid" "$dir/nginx.port"
+}
+
+# ---------------------------------------------------------------------------
+# MariaDB stop, whole-stack stop
+
+stop_mariadb() {
+    local dir=$1 pid
+    if pid=$(pidfile_alive "$dir/mysqld.pid" mariadbd); then
+        stop_pid MariaDB "$pid" TERM "$SUPPORTCRM_MARIADB_STOP_TIMEOUT"
+    fi
+}
+
+# stop_stack STACKDIR: nginx, then the pool, then MariaDB. Never fails.
+stop_stack() {
+    local dir=$1
+    [[ -d "$dir" ]] || return 0
+    stop_nginx "$dir" || true
+    stop_fcgi "$dir" || true
+    stop_mariadb "$dir" || true
+    return 0
+}
+
+# stack_status STACKDIR: one line per component; returns 1 if any is down.
+stack_status() {
+    local dir=$1 rc=0 pid name file comm
+    for name in mariadb supportcrm-fcgi nginx; do
+        case $name in
+        mariadb) file=$dir/mysqld.pid comm=mariadbd ;;
+        supportcrm-fcgi) file=$dir/fcgi.pid comm=supportcrm-fcgi ;;
+        nginx) file=$dir/nginx.pid comm=nginx ;;
+        esac
+        if pid=$(pidfile_alive "$file" "$comm"); then
+            printf '%-16s running (pid %s)\n' "$name" "$pid"
+        else
+            printf '%-16s stopped\n' "$name"
+            rc=1
+        fi
+    done
+    return "$rc"
+}
