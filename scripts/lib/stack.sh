@@ -455,11 +455,32 @@ nginx_cmd() {
     "$NGINX_BIN" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf" -e "$dir/nginx-error.log" "$@"
 }
 
-# start_nginx STACKDIR PORT: generate STACKDIR/nginx/nginx.conf (a server on
-# 127.0.0.1:PORT that includes nginx/supportcrm.conf, exactly as a production
-# site does), check it, start or reload nginx, wait until /healthz answers.
+# The http-context part of the optional rate limit and a server using it on
+# PORT (nothing when PORT is empty).
+rate_limited_server() {
+    local port=$1
+    [[ -n "$port" ]] || return 0
+    cat <<EOF
+    include $SUPPORTCRM_REPO/nginx/supportcrm-ratelimit.conf;
+
+    server {
+        listen 127.0.0.1:$port;
+        server_name localhost;
+        limit_req zone=supportcrm_per_key burst=2 nodelay;
+        limit_req_status 429;
+        include $SUPPORTCRM_REPO/nginx/supportcrm.conf;
+    }
+EOF
+}
+
+# start_nginx STACKDIR PORT [RATE_PORT]: generate STACKDIR/nginx/nginx.conf (a
+# server on 127.0.0.1:PORT that includes nginx/supportcrm.conf, exactly as a
+# production site does), check it, start or reload nginx, wait until /healthz
+# answers. With RATE_PORT, a second server there also has the optional per-key
+# rate limit of nginx/supportcrm-ratelimit.conf switched on (with a small burst
+# so tests reach it quickly).
 start_nginx() {
-    local dir port=$2
+    local dir port=$2 rate_port=${3:-}
     dir=$(abs_dir "$1") || exit 1
     if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
         die "invalid port '$port'"
@@ -508,6 +529,7 @@ http {
     upstream supportcrm_fcgi {
         server unix:$dir/supportcrm.sock;
     }
+$(rate_limited_server "$rate_port")
 
     server {
         listen 127.0.0.1:$port;
