@@ -34,16 +34,8 @@ void FieldReader::fail(std::string message) {
 }
 
 std::optional<std::string> FieldReader::string(const char* name, std::size_t max_chars) {
-    const Json::Value* v = get(name);
-    if (v == nullptr) {
-        return std::nullopt;
-    }
-    if (!v->isString()) {
-        fail(std::string(name) + " must be a string");
-        return std::nullopt;
-    }
-    std::string s = v->asString();
-    if (text::utf8_length(s) > max_chars) {
+    std::optional<std::string> s = text(name);
+    if (s && text::utf8_length(*s) > max_chars) {
         fail(std::string(name) + " is too long");
         return std::nullopt;
     }
