@@ -1,0 +1,659 @@
+// Process behaviour of supportcrm-fcgi (README "Signals", issue 5): each test starts its own
+// master (fork/exec, own process group, stderr in a per-test log) on a socket in its own temp
+// directory and talks FastCGI to it directly, without nginx. The database is the test stack's
+// (SUPPORTCRM_CONFIG); nothing here touches the stack's own pool.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fcgi_client.h"
+#include "harness.h"
+#include "process_fixtures.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using it::proc::Millis;
+using Proc = it::proc::Process;
+
+// Generous bounds: the sanitizer build starts workers and answers several times slower.
+constexpr Millis kStartTimeout{20000};
+constexpr Millis kRequestTimeout{10000};
+constexpr Millis kExitTimeout{10000};
+
+const char kReady[] = "ready: 2 workers serving";
+const char kUnavailableBody[] =
+    R"({"success":false,"code":"unavailable","message":"Service temporarily unavailable"})";
+
+it::fcgi::Request get(const std::string& uri) {
+    it::fcgi::Request r;
+    r.uri = uri;
+    return r;
+}
+
+it::fcgi::Request create_customer(const std::string& key, const std::string& email) {
+    it::fcgi::Request r;
+    r.method = "POST";
+    r.uri = "/api/v1/customers";
+    r.content_type = "application/json";
+    r.api_key = key;
+    r.body = it::to_json(it::object({{"email", email}, {"first_name", "Proc"}}));
+    return r;
+}
+
+// A complete response with this status, the JSON content type and an X-Request-Id.
+::testing::AssertionResult answered(const it::fcgi::Response& r, int status) {
+    if (!r.complete()) {
+        return ::testing::AssertionFailure() << "incomplete response: " << r.describe();
+    }
+    if (r.status != status) {
+        return ::testing::AssertionFailure() << "expected " << status << ", got " << r.describe();
+    }
+    if (r.header("content-type").value_or("") != it::kJsonContentType) {
+        return ::testing::AssertionFailure()
+               << "content-type " << r.header("content-type").value_or("(none)");
+    }
+    if (r.header("x-request-id").value_or("").empty()) {
+        return ::testing::AssertionFailure() << "no X-Request-Id: " << r.describe();
+    }
+    return ::testing::AssertionSuccess();
+}
+
+long millis_since(Clock::time_point t) {
+    return static_cast<long>(std::chrono::duration_cast<Millis>(Clock::now() - t).count());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Client threads sending a steady stream of requests, recording every outcome.
+
+struct Outcome {
+    Clock::time_point started;
+    Clock::time_point ended;
+    bool ok = false;
+    std::string what;  // failure description
+};
+
+class Load {
+  public:
+    // `threads` clients loop: GET /healthz (200), and with a key POST /api/v1/customers with a
+    // fresh email (201).
+    Load(std::string socket, int threads, std::optional<std::string> key)
+        : socket_(std::move(socket)), key_(std::move(key)) {
+        for (int i = 0; i < threads; ++i) {
+            threads_.emplace_back([this, i] { run(i); });
+        }
+    }
+    ~Load() { stop(); }
+    Load(const Load&) = delete;
+    Load& operator=(const Load&) = delete;
+
+    void stop() {
+        stop_ = true;
+        for (std::thread& t : threads_) {
+            if (t.joinable()) {
+                t.join();
+            }
+        }
+    }
+
+    std::vector<Outcome> outcomes() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return outcomes_;
+    }
+
+  private:
+    void run(int index) {
+        for (unsigned n = 0; !stop_; ++n) {
+            const bool post = key_ && (n + static_cast<unsigned>(index)) % 2 == 1;
+            Outcome o;
+            o.started = Clock::now();
+            try {
+                const it::fcgi::Request request =
+                    post ? create_customer(*key_, it::unique_email("proc")) : get("/healthz");
+                const it::fcgi::Response r = it::fcgi::request(socket_, request, kRequestTimeout);
+                const int expected = post ? 201 : 200;
+                ::testing::AssertionResult check = answered(r, expected);
+                o.ok = static_cast<bool>(check);
+                if (!o.ok) {
+                    o.what = request.describe() + ": " + check.message();
+                }
+            } catch (const std::exception& e) {
+                o.what = std::string(post ? "POST" : "GET") + ": " + e.what();
+            }
+            o.ended = Clock::now();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                outcomes_.push_back(std::move(o));
+            }
+            std::this_thread::sleep_for(Millis(1));
+        }
+    }
+
+    std::string socket_;
+    std::optional<std::string> key_;
+    std::atomic<bool> stop_{false};
+    std::mutex mutex_;
+    std::vector<Outcome> outcomes_;
+    std::vector<std::thread> threads_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The fixture: a temp dir, and every process started, killed (group) and reaped at the end.
+
+class Process : public ::testing::Test {
+  protected:
+    void TearDown() override {
+        if (HasFailure()) {
+            for (const auto& [name, p] : procs_) {
+                std::string log = p->log();
+                if (log.size() > 6000) {
+                    log = "..." + log.substr(log.size() - 6000);
+                }
+                std::cerr << "---- stderr of " << name << " (pid " << p->pid() << ") ----\n"
+                          << log << "---- end of " << name << " ----\n";
+            }
+        }
+        procs_.clear();  // SIGKILLs what is still running, before the directory goes
+    }
+
+    std::string socket_path() const { return dir_.file("s.sock"); }
+
+    Proc& spawn(const std::string& name, std::vector<std::string> args, int listen_fd = -1,
+                const std::string& fdnames = "") {
+        it::proc::SpawnOptions o;
+        o.program = it::proc::fcgi_binary();
+        o.args = std::move(args);
+        o.stderr_path = dir_.file(name + ".log");
+        o.stdout_path = dir_.file(name + ".out");
+        o.listen_fd = listen_fd;
+        o.listen_fdnames = fdnames;
+        procs_.emplace_back(name, std::make_unique<Proc>(o));
+        return *procs_.back().second;
+    }
+
+    // The usual master arguments: the stack's config, our socket, 2 workers.
+    std::vector<std::string> master_args(unsigned shutdown_timeout,
+                                         std::vector<std::string> extra = {}) const {
+        std::vector<std::string> args{"--config",           it::env().config,
+                                      "--listen",           socket_path(),
+                                      "--workers",          "2",
+                                      "--shutdown-timeout", std::to_string(shutdown_timeout)};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    }
+
+    // Waits until the master says its whole pool serves (or it dies, or time runs out).
+    ::testing::AssertionResult ready(const Proc& p) {
+        const auto deadline = Clock::now() + kStartTimeout;
+        while (Clock::now() < deadline) {
+            if (it::proc::count(p.log(), kReady) >= 1) {
+                return ::testing::AssertionSuccess();
+            }
+            if (!p.running()) {
+                return ::testing::AssertionFailure() << "master exited before it was ready";
+            }
+            std::this_thread::sleep_for(Millis(20));
+        }
+        return ::testing::AssertionFailure()
+               << "no '" << kReady << "' within " << kStartTimeout.count() << " ms";
+    }
+
+    Proc& start_master(const std::string& name, unsigned shutdown_timeout,
+                       std::vector<std::string> extra = {}) {
+        Proc& p = spawn(name, master_args(shutdown_timeout, std::move(extra)));
+        EXPECT_TRUE(ready(p));
+        return p;
+    }
+
+    // SIGTERM, then a clean exit (status 0) with no process of its group left behind.
+    void stop_cleanly(Proc& p) {
+        p.signal(SIGTERM);
+        std::optional<it::proc::ExitStatus> st = p.wait_exit(kExitTimeout);
+        ASSERT_TRUE(st) << "master did not exit within " << kExitTimeout.count()
+                        << " ms of SIGTERM";
+        EXPECT_EQ(st->describe(), "exit 0");
+        EXPECT_TRUE(p.leftovers().empty()) << p.leftovers().size() << " processes outlived it";
+    }
+
+    it::proc::TempDir dir_;
+    std::vector<std::pair<std::string, std::unique_ptr<Proc>>> procs_;
+};
+
+// `log` from the first occurrence of `marker` on ("" when there is none).
+std::string log_after(const std::string& log, std::string_view marker) {
+    const size_t at = log.find(marker);
+    return at == std::string::npos ? std::string() : log.substr(at);
+}
+
+bool file_exists(const std::string& path) {
+    struct stat st {};
+    return lstat(path.c_str(), &st) == 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Socket activation.
+
+TEST_F(Process, SocketPassedBySystemdIsServedAndLeftInPlace) {
+    const std::string passed = dir_.file("activated.sock");
+    const std::string not_created = dir_.file("not-created.sock");
+    const int fd = it::proc::listen_unix(passed);
+    struct CloseAtEnd {
+        int fd;
+        ~CloseAtEnd() { close(fd); }
+    } close_at_end{fd};
+    std::vector<std::string> args = master_args(10);
+    args[3] = not_created;  // --listen: must lose against the passed socket
+    Proc& master = spawn("activated", args, fd, "supportcrm.socket");
+    // The master and its workers hold the socket now; ours is only a reference.
+    ASSERT_TRUE(ready(master));
+
+    const it::fcgi::Response r = it::fcgi::request(passed, get("/healthz"), kRequestTimeout);
+    ASSERT_TRUE(answered(r, 200));
+    EXPECT_EQ(r.body, R"({"status":"ok"})");
+    EXPECT_FALSE(file_exists(not_created)) << "--listen was bound although a socket was passed";
+    EXPECT_TRUE(master.wait_for_log("listening on fd 3 from systemd", Millis(0)))
+        << "the log does not say the passed socket is used";
+
+    stop_cleanly(master);
+    EXPECT_TRUE(file_exists(passed)) << "the master removed the socket file systemd owns";
+    EXPECT_FALSE(file_exists(not_created));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Binding its own socket.
+
+TEST_F(Process, BindsItsSocketWithTheModeReplacesAStaleOneAndRemovesItOnExit) {
+    // A stale socket file: bound by a "previous run" that is gone (nobody accepts on it).
+    close(it::proc::listen_unix(socket_path()));
+    ASSERT_TRUE(file_exists(socket_path()));
+
+    Proc& master = start_master("own-socket", 10, {"--listen-mode", "0640"});
+    ASSERT_FALSE(HasFailure());
+    struct stat st {};
+    ASSERT_EQ(lstat(socket_path().c_str(), &st), 0);
+    EXPECT_TRUE(S_ISSOCK(st.st_mode));
+    EXPECT_EQ(st.st_mode & 07777, 0640u) << std::oct << (st.st_mode & 07777);
+    ASSERT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200));
+
+    // A second master on the same live socket refuses to start and leaves the socket alone.
+    Proc& second = spawn("second", master_args(10));
+    std::optional<it::proc::ExitStatus> second_exit = second.wait_exit(kExitTimeout);
+    ASSERT_TRUE(second_exit) << "a second master on a live socket did not exit";
+    EXPECT_NE(second_exit->code, 0) << second_exit->describe();
+    EXPECT_EQ(second_exit->signal, 0) << second_exit->describe();
+    EXPECT_NE(second.log().find("another server is accepting on " + socket_path()),
+              std::string::npos)
+        << second.log();
+    EXPECT_EQ(it::proc::count(second.log(), "started worker"), 0u);
+    ASSERT_TRUE(file_exists(socket_path())) << "the second master removed the live socket";
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200))
+        << "the first master stopped serving after the second one failed";
+
+    stop_cleanly(master);
+    EXPECT_FALSE(file_exists(socket_path())) << "socket file left after a clean exit";
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. SIGHUP under a steady stream of requests.
+
+TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("reload", 10);
+    ASSERT_FALSE(HasFailure());
+    const pid_t master_pid = master.pid();
+    const std::vector<pid_t> first_workers = master.children();
+    ASSERT_EQ(first_workers.size(), 2u);
+
+    Load load(socket_path(), 3, shop.key);
+    std::this_thread::sleep_for(Millis(500));
+    for (int i = 0; i < 3; ++i) {
+        master.signal(SIGHUP);
+        std::this_thread::sleep_for(Millis(500));
+    }
+    std::this_thread::sleep_for(Millis(800));
+    load.stop();
+
+    const std::vector<Outcome> outcomes = load.outcomes();
+    size_t failed = 0;
+    std::string failures;
+    for (const Outcome& o : outcomes) {
+        if (!o.ok && ++failed <= 5) {
+            failures += "\n  " + o.what;
+        }
+    }
+    RecordProperty("requests", static_cast<int>(outcomes.size()));
+    EXPECT_GE(outcomes.size(), 50u) << "too few requests to say anything";
+    EXPECT_EQ(failed, 0u) << failed << " of " << outcomes.size()
+                          << " requests failed across the reloads:" << failures;
+
+    // 2 initial + 2 per reload started; every retired worker finished its request and exited 0.
+    EXPECT_TRUE(master.wait_for_log("reloading: ", Millis(5000), 3));
+    EXPECT_TRUE(master.wait_for_log("started worker pid=", Millis(5000), 8));
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 6))
+        << "old workers did not all exit with status 0";
+    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    const std::string log = master.log();
+    EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
+    for (const std::string& line : it::proc::lines_with(log, "exited with status")) {
+        EXPECT_NE(line.find("exited with status 0 "), std::string::npos) << line;
+    }
+    for (const std::string& line : it::proc::lines_with(log, "reloading: ")) {
+        EXPECT_NE(line.find(" pid=" + std::to_string(master_pid) + " "), std::string::npos)
+            << "reload logged by another pid: " << line;
+    }
+    EXPECT_TRUE(master.running()) << "the master did not survive the reloads";
+    EXPECT_EQ(master.pid(), master_pid);
+    for (pid_t w : master.children()) {
+        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
+            << "worker " << w << " of the first generation is still running";
+    }
+    stop_cleanly(master);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. kill -9 of a worker under load.
+
+TEST_F(Process, KilledWorkerIsReplacedAndServiceContinues) {
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("kill9", 10);
+    ASSERT_FALSE(HasFailure());
+    ASSERT_EQ(master.children().size(), 2u);
+
+    Load load(socket_path(), 3, shop.key);
+    // Past the master's one-second "failing at start-up" window, so the respawn is immediate.
+    std::this_thread::sleep_for(Millis(1200));
+    const std::vector<pid_t> before = master.children();
+    ASSERT_EQ(before.size(), 2u);
+    const pid_t victim = before.front();
+    const Clock::time_point killed_at = Clock::now();
+    ASSERT_EQ(kill(victim, SIGKILL), 0);
+
+    EXPECT_TRUE(master.wait_for_log("worker pid=" + std::to_string(victim) + " killed by signal 9",
+                                    Millis(5000)));
+    // A replacement joins the survivor: two workers again, the victim not among them.
+    std::vector<pid_t> after;
+    const auto deadline = Clock::now() + Millis(5000);
+    do {
+        std::this_thread::sleep_for(Millis(20));
+        after = master.children();
+    } while ((after.size() != 2 || std::count(after.begin(), after.end(), victim) != 0) &&
+             Clock::now() < deadline);
+    EXPECT_EQ(after.size(), 2u);
+    EXPECT_EQ(std::count(after.begin(), after.end(), victim), 0);
+    EXPECT_TRUE(master.wait_for_log("started worker pid=", Millis(1000), 3));
+
+    std::this_thread::sleep_for(Millis(1200) - (Clock::now() - killed_at));
+    load.stop();
+
+    size_t late = 0;
+    size_t failed = 0;
+    std::string failures;
+    for (const Outcome& o : load.outcomes()) {
+        if (o.started >= killed_at + Millis(200)) {
+            ++late;
+            if (!o.ok) {
+                failures += "\n  " + o.what;
+            }
+        }
+        failed += !o.ok;
+    }
+    RecordProperty("requests_after_kill", static_cast<int>(late));
+    RecordProperty("failed", static_cast<int>(failed));
+    EXPECT_GE(late, 20u) << "too few requests after the kill to say anything";
+    EXPECT_TRUE(failures.empty()) << "requests started 200 ms after the kill failed:" << failures;
+    // At most one request per client thread can have been in the victim's hands.
+    EXPECT_LE(failed, 3u);
+    EXPECT_TRUE(master.running());
+    stop_cleanly(master);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. SIGTERM with a request in flight.
+
+TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("stop-inflight", 10);
+    ASSERT_FALSE(HasFailure());
+    const std::vector<pid_t> workers = master.children();
+    ASSERT_EQ(workers.size(), 2u);
+
+    const std::string email = it::unique_email("inflight");
+    const it::fcgi::Request request = create_customer(shop.key, email);
+    const size_t half = request.body.size() / 2;
+    it::fcgi::Connection in_flight(socket_path());
+    in_flight.send_head(request);
+    in_flight.send_stdin(std::string_view(request.body).substr(0, half));
+    std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
+
+    master.signal(SIGTERM);
+    ASSERT_TRUE(master.wait_for_log("stopping: ", Millis(5000)));
+    std::this_thread::sleep_for(Millis(300));
+    ASSERT_TRUE(master.running()) << "the master exited with a request in hand";
+
+    // A connection made while stopping: the master must not start a worker for it.
+    const std::string late_id = "late-" + it::unique_suffix();
+    it::fcgi::Request late_request = get("/healthz");
+    late_request.request_id = late_id;
+    it::fcgi::Connection late(socket_path());
+    late.send_head(late_request);
+    late.end_stdin();
+
+    in_flight.send_stdin(std::string_view(request.body).substr(half));
+    in_flight.end_stdin();
+    const it::fcgi::Response r = in_flight.read_response(kRequestTimeout);
+    ASSERT_TRUE(answered(r, 201));
+    const Json::Value j = r.json();
+    EXPECT_EQ(j["success"], Json::Value(true)) << r.describe();
+    EXPECT_EQ(j["existing"], Json::Value(false)) << r.describe();
+    EXPECT_EQ(j["customer"]["email"], Json::Value(email)) << r.describe();
+    const Clock::time_point answered_at = Clock::now();
+
+    // The late connection is either served by a worker that was already running (one takes a
+    // connection queued at its stop) or closed when the pool is gone; never left hanging.
+    // (Read now: libfcgi lingers up to 2 s on close until the client closes its side.)
+    try {
+        const it::fcgi::Response lr = late.read_response(Millis(5000));
+        EXPECT_TRUE(answered(lr, 200));
+        ASSERT_TRUE(master.wait_for_log("req=" + late_id, Millis(2000)));
+        const std::vector<std::string> lines = it::proc::lines_with(master.log(), "req=" + late_id);
+        ASSERT_EQ(lines.size(), 1u);
+        bool by_old_worker = false;
+        for (pid_t w : workers) {
+            by_old_worker |= lines[0].find(" pid=" + std::to_string(w) + " ") != std::string::npos;
+        }
+        EXPECT_TRUE(by_old_worker) << "served by a worker started while stopping: " << lines[0];
+    } catch (const it::fcgi::Error& e) {
+        EXPECT_NE(e.kind(), it::fcgi::Error::Kind::timeout) << e.what();
+    }
+
+    std::optional<it::proc::ExitStatus> st = master.wait_exit(Millis(5000));
+    ASSERT_TRUE(st) << "the master did not exit within 5 s of the last request";
+    EXPECT_EQ(st->describe(), "exit 0");
+    EXPECT_LT(millis_since(answered_at), 3000);
+    EXPECT_TRUE(master.leftovers().empty());
+
+    const std::string log = master.log();
+    EXPECT_EQ(it::proc::count(log_after(log, "stopping: "), "started worker"), 0u)
+        << "a worker was started while stopping";
+    EXPECT_EQ(it::proc::count(log, "shutdown-timeout reached"), 0u);
+    EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
+    EXPECT_FALSE(file_exists(socket_path()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. shutdown-timeout escalation.
+
+TEST_F(Process, ShutdownTimeoutKillsWorkersStuckInARequest) {
+    // A valid key: the body is read only after the key is checked.
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("stop-timeout", 1);
+    ASSERT_FALSE(HasFailure());
+
+    // Worker one waits for the rest of a body that never comes; worker two for the first
+    // record of a connection that never sends one.
+    it::fcgi::Request request = create_customer(shop.key, it::unique_email("stuck"));
+    it::fcgi::Connection stuck_body(socket_path());
+    stuck_body.send_head(request);
+    stuck_body.send_stdin(std::string_view(request.body).substr(0, 5));
+    it::fcgi::Connection stuck_silent(socket_path());
+    std::this_thread::sleep_for(Millis(300));
+
+    const Clock::time_point stop_at = Clock::now();
+    master.signal(SIGTERM);
+    std::optional<it::proc::ExitStatus> st = master.wait_exit(Millis(5000));
+    ASSERT_TRUE(st) << "stuck requests kept the master alive past its shutdown-timeout";
+    const long took = millis_since(stop_at);
+    EXPECT_LE(took, 3000) << "exit took " << took << " ms with --shutdown-timeout 1";
+    EXPECT_GE(took, 900) << "exit took " << took << " ms: the stuck request got no grace time";
+    EXPECT_EQ(st->describe(), "exit 0");
+    EXPECT_TRUE(master.leftovers().empty());
+
+    const std::string log = master.log();
+    EXPECT_EQ(it::proc::count(log, "shutdown-timeout reached"), 1u);
+    EXPECT_EQ(it::proc::count(log, "killed by signal 9"), 2u);
+
+    // The clients are not left hanging either.
+    for (it::fcgi::Connection* c : {&stuck_body, &stuck_silent}) {
+        try {
+            const it::fcgi::Response r = c->read_response(Millis(2000));
+            ADD_FAILURE() << "a killed worker answered: " << r.describe();
+        } catch (const it::fcgi::Error& e) {
+            EXPECT_EQ(e.kind(), it::fcgi::Error::Kind::closed) << e.what();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Configuration errors and the informational flags.
+
+TEST_F(Process, BadConfigurationIsRefusedWithTheReason) {
+    // Unknown key in the file: 78 (EX_CONFIG), the key named, nothing bound.
+    const std::string bad = dir_.file("bad.conf");
+    {
+        std::ofstream out(bad);
+        out << it::proc::read_file(it::env().config) << "\nno-such-key = 1\n";
+    }
+    struct Case {
+        std::string name;
+        std::vector<std::string> args;
+        int code;  // -2: any non-zero exit
+        std::string on_stderr;
+        std::string on_stdout;
+    };
+    const std::vector<Case> cases{
+        {"unknown-key", {"--config", bad, "--listen", socket_path()}, 78, "no-such-key", ""},
+        {"unknown-key-t", {"--config", bad, "--test-config"}, 78, "no-such-key", ""},
+        {"good-t", {"--config", it::env().config, "--test-config"}, 0, "", "configuration OK"},
+        {"workers-abc",
+         {"--config", it::env().config, "--listen", socket_path(), "--workers", "abc"},
+         -2,
+         "workers",
+         ""},
+        {"bad-mode",
+         {"--config", it::env().config, "--listen-mode", "999", "--test-config"},
+         78,
+         "listen-mode",
+         ""},
+        {"help", {"--help"}, 0, "", "--shutdown-timeout"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        Proc& p = spawn(c.name, c.args);
+        std::optional<it::proc::ExitStatus> st = p.wait_exit(kExitTimeout);
+        ASSERT_TRUE(st) << c.name << " did not exit";
+        if (c.code == -2) {
+            EXPECT_GT(st->code, 0) << st->describe();
+        } else {
+            EXPECT_EQ(st->describe(), "exit " + std::to_string(c.code));
+        }
+        EXPECT_NE(p.log().find(c.on_stderr), std::string::npos) << "stderr: " << p.log();
+        EXPECT_NE(p.out().find(c.on_stdout), std::string::npos) << "stdout: " << p.out();
+        EXPECT_EQ(it::proc::count(p.log(), "started worker"), 0u);
+        EXPECT_FALSE(file_exists(socket_path())) << "a refused configuration bound its socket";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. Database unavailable.
+
+TEST_F(Process, DatabaseDownStillStartsAndAnswers503) {
+    Proc& master = start_master("no-db", 10, {"--db-socket", dir_.file("no-such-mysqld.sock")});
+    ASSERT_FALSE(HasFailure()) << "readiness must not wait for the database";
+    const std::vector<pid_t> workers = master.children();
+    ASSERT_EQ(workers.size(), 2u);
+
+    for (int i = 0; i < 4; ++i) {  // enough for both workers to meet the missing database
+        const it::fcgi::Response h =
+            it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout);
+        EXPECT_TRUE(answered(h, 503));
+        const it::fcgi::Response r = it::fcgi::request(
+            socket_path(), create_customer("scrm_" + std::string(64, 'a'), "nodb@example.test"),
+            kRequestTimeout);
+        EXPECT_TRUE(answered(r, 503));
+        EXPECT_EQ(r.body, kUnavailableBody);
+    }
+    EXPECT_TRUE(master.running());
+    EXPECT_EQ(master.children(), workers) << "workers were replaced (crashed?)";
+    EXPECT_EQ(it::proc::count(master.log(), "signal"), 0u) << "a crash in the log";
+    stop_cleanly(master);
+    EXPECT_EQ(it::proc::count(master.log(), "signal"), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. The request's log line: its X-Request-Id, never the key.
+
+TEST_F(Process, LogLineCarriesTheRequestIdAndNeverTheKey) {
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("log", 10);
+    ASSERT_FALSE(HasFailure());
+
+    const std::string id = "proc-log-" + it::unique_suffix();
+    it::fcgi::Request create = create_customer(shop.key, it::unique_email("log"));
+    create.request_id = id;
+    const it::fcgi::Response r = it::fcgi::request(socket_path(), create, kRequestTimeout);
+    ASSERT_TRUE(answered(r, 201));
+    EXPECT_EQ(r.header("x-request-id").value_or(""), id);
+
+    // The same key as a Bearer token, and an unknown key (401).
+    const std::string bearer_id = "proc-bearer-" + it::unique_suffix();
+    it::fcgi::Request fetch =
+        get("/api/v1/customers/" + std::to_string(r.json()["customer"]["id"].asInt64()));
+    fetch.request_id = bearer_id;
+    fetch.extra_params.emplace_back("HTTP_AUTHORIZATION", "Bearer " + shop.key);
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), fetch, kRequestTimeout), 200));
+    const std::string unknown_key = "scrm_" + std::string(64, 'b');
+    it::fcgi::Request refused = create_customer(unknown_key, it::unique_email("log"));
+    refused.request_id = "proc-refused-" + it::unique_suffix();
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), refused, kRequestTimeout), 401));
+
+    ASSERT_TRUE(master.wait_for_log("req=" + *refused.request_id, Millis(5000)));
+    const std::string log = master.log();
+    const std::vector<std::string> lines = it::proc::lines_with(log, "req=" + id);
+    ASSERT_FALSE(lines.empty()) << "no log line carries req=" << id;
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                            [](const std::string& l) {
+                                return l.find("POST /api/v1/customers 201") != std::string::npos;
+                            }),
+              1)
+        << lines[0];
+    EXPECT_FALSE(it::proc::lines_with(log, "req=" + bearer_id).empty());
+    EXPECT_EQ(log.find(shop.key), std::string::npos) << "the API key is in the log";
+    EXPECT_EQ(log.find(shop.key.substr(5)), std::string::npos) << "the key's hex is in the log";
+    EXPECT_EQ(log.find(it::sha256_hex(shop.key)), std::string::npos) << "its digest is logged";
+    EXPECT_EQ(log.find(unknown_key), std::string::npos) << "an unknown key is in the log";
+    stop_cleanly(master);
+}
+
+}  // namespace
