@@ -127,6 +127,9 @@ Process::Process(const SpawnOptions& o) : stderr_path_(o.stderr_path), stdout_pa
         listen_pid_index = env_strings.size();
         env_strings.push_back("LISTEN_PID=" + std::string(24, '0'));  // digits written by the child
     }
+    if (!o.notify_socket.empty()) {
+        env_strings.push_back("NOTIFY_SOCKET=" + o.notify_socket);
+    }
     std::vector<char*> envp;
     for (std::string& s : env_strings) {
         envp.push_back(s.data());

@@ -45,6 +45,7 @@ struct SpawnOptions {
     // environment are never passed on.
     int listen_fd = -1;
     std::string listen_fdnames;  // LISTEN_FDNAMES, when not empty (and listen_fd >= 0)
+    std::string notify_socket;   // NOTIFY_SOCKET, when not empty (sd_notify's datagram socket)
 };
 
 struct ExitStatus {

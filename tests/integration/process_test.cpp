@@ -2,13 +2,17 @@
 // master (fork/exec, own process group, stderr in a per-test log) on a socket in its own temp
 // directory and talks FastCGI to it directly, without nginx. The database is the test stack's
 // (SUPPORTCRM_CONFIG); nothing here touches the stack's own pool.
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -171,8 +175,9 @@ class Process : public ::testing::Test {
     std::string socket_path() const { return dir_.file("s.sock"); }
 
     Proc& spawn(const std::string& name, std::vector<std::string> args, int listen_fd = -1,
-                const std::string& fdnames = "") {
+                const std::string& fdnames = "", const std::string& notify_socket = "") {
         it::proc::SpawnOptions o;
+        o.notify_socket = notify_socket;
         o.program = it::proc::fcgi_binary();
         o.args = std::move(args);
         o.stderr_path = dir_.file(name + ".log");
@@ -269,6 +274,57 @@ TEST_F(Process, SocketPassedBySystemdIsServedAndLeftInPlace) {
     stop_cleanly(master);
     EXPECT_TRUE(file_exists(passed)) << "the master removed the socket file systemd owns";
     EXPECT_FALSE(file_exists(not_created));
+}
+
+// systemd's notify protocol (Type=notify): READY=1 once the pool serves, RELOADING=1 then
+// READY=1 around a reload, STOPPING=1 on stop. A datagram socket stands in for systemd.
+class NotifySocket {
+  public:
+    explicit NotifySocket(const std::string& path) : path_(path) {
+        fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+        if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+            throw std::runtime_error("cannot bind the notify socket " + path);
+        }
+    }
+    ~NotifySocket() { close(fd_); }
+    NotifySocket(const NotifySocket&) = delete;
+    NotifySocket& operator=(const NotifySocket&) = delete;
+
+    // The next datagram, or "" when none comes within the timeout.
+    std::string next(Millis timeout) {
+        pollfd p{fd_, POLLIN, 0};
+        if (poll(&p, 1, static_cast<int>(timeout.count())) != 1) {
+            return "";
+        }
+        char buf[512];
+        ssize_t n = recv(fd_, buf, sizeof buf, 0);
+        return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    }
+
+  private:
+    std::string path_;
+    int fd_ = -1;
+};
+
+TEST_F(Process, TellsSystemdWhenReadyReloadingAndStopping) {
+    NotifySocket notify(dir_.file("notify.sock"));
+    Proc& master = spawn("notify", master_args(10), -1, "", dir_.file("notify.sock"));
+    EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
+    EXPECT_TRUE(master.wait_for_log("ready: 2 workers serving", Millis(0)))
+        << "READY=1 came before the pool said it serves";
+
+    master.signal(SIGHUP);
+    EXPECT_EQ(notify.next(kStartTimeout), "RELOADING=1");
+    EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
+
+    master.signal(SIGTERM);
+    EXPECT_EQ(notify.next(kExitTimeout), "STOPPING=1");
+    std::optional<it::proc::ExitStatus> st = master.wait_exit(kExitTimeout);
+    ASSERT_TRUE(st);
+    EXPECT_EQ(st->describe(), "exit 0");
 }
 
 // ---------------------------------------------------------------------------------------------
