@@ -853,6 +853,28 @@ std::optional<std::string> Db::scalar(const std::string& query,
     }
 }
 
+int Db::execute(const std::string& query, const std::vector<std::optional<std::string>>& params) {
+    constexpr int kDuplicateKey = 1062;
+    try {
+        const std::unique_ptr<sql::PreparedStatement> st(conn_->prepareStatement(query));
+        for (size_t i = 0; i < params.size(); ++i) {
+            const auto index = static_cast<unsigned>(i + 1);
+            if (params[i]) {
+                st->setString(index, *params[i]);
+            } else {
+                st->setNull(index, 0);
+            }
+        }
+        st->executeUpdate();
+        return 0;
+    } catch (const sql::SQLException& e) {
+        if (e.getErrorCode() == kDuplicateKey) {
+            return kDuplicateKey;
+        }
+        throw std::runtime_error("statement failed (" + query + "): " + e.what());
+    }
+}
+
 int64_t Db::count(const std::string& query, const std::vector<std::string>& params) {
     const auto v = scalar(query, params);
     if (!v) {

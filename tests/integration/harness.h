@@ -198,6 +198,9 @@ class Db {
     // First column of the first row as text; nullopt when there is no row or it is NULL.
     std::optional<std::string> scalar(const std::string& query,
                                       const std::vector<std::string>& params = {});
+    // Runs a statement (for fixtures that plant rows); NULL parameters are nullopt. Returns
+    // 1062 on a duplicate-key failure and 0 on success; throws on every other failure.
+    int execute(const std::string& query, const std::vector<std::optional<std::string>>& params);
 
   private:
     std::unique_ptr<sql::Connection> conn_;

@@ -85,24 +85,8 @@ int compare_ids(const std::string& a, const std::string& b);
 // ---------------------------------------------------------------------------------------------
 // Database, read-write. Only for planting rows the API cannot create; assert through the API.
 
-class SqlDb {
-  public:
-    // Connects with the db-* keys of SUPPORTCRM_CONFIG. Throws on failure.
-    SqlDb();
-    ~SqlDb();
-    SqlDb(const SqlDb&) = delete;
-    SqlDb& operator=(const SqlDb&) = delete;
-
-    // Runs a statement; NULL parameters are nullopt. Returns the MySQL error code on a
-    // duplicate-key failure (1062) and 0 on success; throws on every other failure.
-    int execute(const std::string& query, const std::vector<std::optional<std::string>>& params);
-    // First column of the first row as text; nullopt when there is no row or it is NULL.
-    std::optional<std::string> scalar(const std::string& query,
-                                      const std::vector<std::string>& params = {});
-
-  private:
-    std::unique_ptr<sql::Connection> conn_;
-};
+// A read-write connection for fixtures that plant rows (the harness Db).
+using SqlDb = it::Db;
 
 // SQL expression giving the DATETIME(3) column `column` as "YYYY-MM-DDTHH:MM:SS.mmmZ".
 std::string utc_millis_sql(const std::string& column);
