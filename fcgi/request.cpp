@@ -1,7 +1,5 @@
 #include "fcgi/request.h"
 
-#include <unistd.h>
-
 #include <random>
 
 #include "handlers/repo/keys.h"
@@ -52,17 +50,9 @@ std::optional<std::string> acceptable_request_id(std::string_view v) {
 }
 
 std::string generate_request_id() {
-    // Seeded once per process from the CSPRNG; request ids need uniqueness, not secrecy, so a
-    // fast generator per request is enough. The pid keeps forked workers apart.
-    static std::mt19937_64 rng([] {
-        std::string seed = keys::random_hex(8);
-        return std::stoull(seed, nullptr, 16) ^ static_cast<std::uint64_t>(getpid());
-    }());
-    static pid_t seeded_in = getpid();
-    if (seeded_in != getpid()) {
-        rng.seed(std::stoull(keys::random_hex(8), nullptr, 16));
-        seeded_in = getpid();
-    }
+    // Seeded from the CSPRNG on first use in each worker (the master never makes request ids,
+    // so no two workers share a seed); ids need uniqueness, not secrecy.
+    static std::mt19937_64 rng(std::stoull(keys::random_hex(8), nullptr, 16));
     static const char kHex[] = "0123456789abcdef";
     std::uint64_t v = rng();
     std::string id(16, '0');
