@@ -49,51 +49,75 @@ std::optional<AddedComment> add_comment(Db& db, std::uint64_t shop_id, std::uint
     return added;
 }
 
+namespace {
+
+PersonRow read_customer_columns(const sql::ResultSet& rs) {
+    return {rs.getUInt64(1),
+            optional_string(rs, 2),
+            optional_string(rs, 3),
+            optional_string(rs, 4),
+            optional_string(rs, 5),
+            std::nullopt,
+            std::nullopt};
+}
+
+// Columns 6.. of comments_of_ticket.
+CommentRow read_comment(const sql::ResultSet& rs) {
+    CommentRow c;
+    c.id = rs.getUInt64(6);
+    c.text = rs.getString(7);
+    c.time = timeutil::db_to_iso(std::string(rs.getString(8)));
+    c.channel = rs.getString(9);
+    c.is_from_shop = rs.getBoolean(10);
+    c.subject = optional_string(rs, 11);
+    c.from_email = optional_string(rs, 12);
+    c.to_emails_json = rs.getString(13);
+    c.attachments_json = optional_string(rs, 14);
+    c.tags_json = rs.getString(15);
+    if (!rs.isNull(16)) {
+        c.user = PersonRow{rs.getUInt64(16),
+                           optional_string(rs, 17),
+                           optional_string(rs, 18),
+                           optional_string(rs, 19),
+                           optional_string(rs, 20),
+                           std::nullopt,
+                           std::nullopt};
+    }
+    return c;
+}
+
+}  // namespace
+
 std::optional<TicketComments> list_comments(Db& db, std::uint64_t shop_id,
                                             std::uint64_t ticket_id) {
-    return db.run(Stmt::comments_of_ticket,
+    std::optional<TicketComments> out = db.run(
+        Stmt::comments_of_ticket, [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
+            st.setUInt64(1, ticket_id);
+            st.setUInt64(2, shop_id);
+            ResultSetPtr rs(st.executeQuery());
+            std::optional<TicketComments> found;
+            while (rs->next()) {
+                if (!found) {
+                    found.emplace();
+                    found->customer = read_customer_columns(*rs);
+                }
+                found->comments.push_back(read_comment(*rs));
+            }
+            return found;
+        });
+    if (out) {
+        return out;
+    }
+    // No comments, or no such ticket in the shop.
+    return db.run(Stmt::ticket_customer,
                   [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
                       st.setUInt64(1, ticket_id);
                       st.setUInt64(2, shop_id);
                       ResultSetPtr rs(st.executeQuery());
-                      std::optional<TicketComments> out;
-                      while (rs->next()) {
-                          if (!out) {
-                              out.emplace();
-                              out->customer = {rs->getUInt64(1),
-                                               optional_string(*rs, 2),
-                                               optional_string(*rs, 3),
-                                               optional_string(*rs, 4),
-                                               optional_string(*rs, 5),
-                                               std::nullopt,
-                                               std::nullopt};
-                          }
-                          if (rs->isNull(6)) {
-                              continue;  // the ticket has no comments
-                          }
-                          CommentRow c;
-                          c.id = rs->getUInt64(6);
-                          c.text = rs->getString(7);
-                          c.time = timeutil::db_to_iso(std::string(rs->getString(8)));
-                          c.channel = rs->getString(9);
-                          c.is_from_shop = rs->getBoolean(10);
-                          c.subject = optional_string(*rs, 11);
-                          c.from_email = optional_string(*rs, 12);
-                          c.to_emails_json = rs->getString(13);
-                          c.attachments_json = optional_string(*rs, 14);
-                          c.tags_json = rs->getString(15);
-                          if (!rs->isNull(16)) {
-                              c.user = PersonRow{rs->getUInt64(16),
-                                                 optional_string(*rs, 17),
-                                                 optional_string(*rs, 18),
-                                                 optional_string(*rs, 19),
-                                                 optional_string(*rs, 20),
-                                                 std::nullopt,
-                                                 std::nullopt};
-                          }
-                          out->comments.push_back(std::move(c));
+                      if (!rs->next()) {
+                          return std::nullopt;
                       }
-                      return out;
+                      return TicketComments{read_customer_columns(*rs), {}};
                   });
 }
 

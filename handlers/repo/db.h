@@ -40,12 +40,14 @@ enum class Stmt {
     message_insert,
     conversation_touch,
     comments_of_ticket,
+    ticket_customer,
     // csat
     survey_conversation,
     survey_insert,
     survey_day_count_bump,
     csat_page_shop,
     csat_page_brand,
+    brand_shop_ids,
     csat_stats_shop,
     csat_stats_brand,
     // admin

@@ -3,6 +3,7 @@
 #include <cppconn/datatype.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace supportcrm {
 namespace {
@@ -58,6 +59,66 @@ StatsRanges stats_ranges(const CsatQuery& q) {
     return r;
 }
 
+std::vector<SurveyRow> page_of(Db& db, Stmt stmt, std::uint64_t scope_id, const std::string& from,
+                               const std::string& to, std::uint64_t limit, std::uint64_t offset) {
+    std::vector<SurveyRow> rows;
+    db.run(stmt, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, scope_id);
+        st.setString(2, from);
+        st.setString(3, to);
+        st.setUInt64(4, limit);
+        st.setUInt64(5, offset);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            rows.push_back(read_survey(*rs));
+        }
+    });
+    return rows;
+}
+
+// Pages up to this deep are merged from each shop's own index range; deeper ones are sorted
+// by the database as a whole (slower, but they do not pull offset + limit rows per shop).
+constexpr std::uint64_t kBrandMergeDepth = 1000;
+
+// Brand scope: MariaDB cannot merge the per-shop ranges of ix_surveys_shop_created, and sorting
+// every survey of the brand's window takes seconds at a million rows. Each shop's newest
+// offset + limit rows are read by range scan instead, and merged here.
+std::vector<SurveyRow> brand_page(Db& db, const CsatQuery& q, const std::string& from,
+                                  const std::string& to) {
+    if (q.offset + q.limit > kBrandMergeDepth) {
+        return page_of(db, Stmt::csat_page_brand, q.scope_id, from, to, q.limit, q.offset);
+    }
+    std::vector<std::uint64_t> shops =
+        db.run(Stmt::brand_shop_ids, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, q.scope_id);
+            ResultSetPtr rs(st.executeQuery());
+            std::vector<std::uint64_t> ids;
+            while (rs->next()) {
+                ids.push_back(rs->getUInt64(1));
+            }
+            return ids;
+        });
+    std::vector<SurveyRow> rows;
+    for (std::uint64_t shop : shops) {
+        std::vector<SurveyRow> part =
+            page_of(db, Stmt::csat_page_shop, shop, from, to, q.offset + q.limit, 0);
+        std::move(part.begin(), part.end(), std::back_inserter(rows));
+    }
+    // created_at is fixed-width ISO 8601, so text order is time order.
+    std::sort(rows.begin(), rows.end(), [](const SurveyRow& a, const SurveyRow& b) {
+        return a.created_at != b.created_at ? a.created_at > b.created_at : a.id > b.id;
+    });
+    if (rows.size() <= q.offset) {
+        return {};
+    }
+    std::vector<SurveyRow> page;
+    auto first = rows.begin() + static_cast<std::ptrdiff_t>(q.offset);
+    auto last = rows.size() - q.offset > q.limit ? first + static_cast<std::ptrdiff_t>(q.limit)
+                                                 : rows.end();
+    std::move(first, last, std::back_inserter(page));
+    return page;
+}
+
 }  // namespace
 
 std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
@@ -111,17 +172,9 @@ CsatResult query_csat(Db& db, const CsatQuery& q) {
     Transaction tx(db, /*read_only=*/true);
     std::string from = timeutil::format_db(q.start);
     std::string to = timeutil::format_db(q.end);
-    db.run(q.brand ? Stmt::csat_page_brand : Stmt::csat_page_shop, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, q.scope_id);
-        st.setString(2, from);
-        st.setString(3, to);
-        st.setUInt64(4, q.limit);
-        st.setUInt64(5, q.offset);
-        ResultSetPtr rs(st.executeQuery());
-        while (rs->next()) {
-            out.surveys.push_back(read_survey(*rs));
-        }
-    });
+    out.surveys = q.brand
+                      ? brand_page(db, q, from, to)
+                      : page_of(db, Stmt::csat_page_shop, q.scope_id, from, to, q.limit, q.offset);
     StatsRanges r = stats_ranges(q);
     db.run(q.brand ? Stmt::csat_stats_brand : Stmt::csat_stats_shop,
            [&](sql::PreparedStatement& st) {
