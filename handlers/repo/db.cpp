@@ -129,11 +129,6 @@ const StatementSpec kStatements[] = {
      "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id = ? AND day BETWEEN ? AND ? "
      "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "
      "AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark"},
-    {Stmt::csat_stats_brand, "csat_stats_brand",
-     "SELECT mark, SUM(n) FROM ("
-     "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS
-     ") AND day BETWEEN ? AND ? UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id IN "
-     "(" SUPPORTCRM_BRAND_SHOPS ") AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark"},
     {Stmt::brand_insert, "brand_insert",
      "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id"},
     {Stmt::brand_exists, "brand_exists", "SELECT id FROM brands WHERE id = ?"},

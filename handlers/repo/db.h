@@ -49,7 +49,6 @@ enum class Stmt {
     csat_page_brand,
     brand_shop_ids,
     csat_stats_shop,
-    csat_stats_brand,
     // admin
     brand_insert,
     brand_exists,
