@@ -1,0 +1,117 @@
+-- bench/wrk/scenario.lua - the one wrk script behind every row of bench/run's table.
+--
+-- Configured from the environment (bench/run sets these per scenario):
+--   BENCH_PATHS   file with one request path per line (with query string), cycled (required)
+--   BENCH_METHOD  GET (default) or POST
+--   BENCH_BODY    none (default) | customer (a unique email per request) | comment
+--   BENCH_KEY     API key sent as x-api-key (empty: no key header)
+--   BENCH_NONCE   unique per wrk invocation: keeps generated emails unique across runs
+--
+-- Counts, besides wrk's own socket errors, every non-2xx response and every 2xx response
+-- whose body lacks "success":true (wrk's error count misses both), and prints one line
+--   BENCH requests=N duration_us=N rps=X p50_us=N p90_us=N p99_us=N max_us=N
+--         non2xx=N nosuccess=N connect=N read=N write=N timeout=N status=N
+-- which bench/run parses.
+
+local threads = {}
+local thread_count = 0
+
+function setup(thread)
+    thread_count = thread_count + 1
+    thread:set("tid", thread_count)
+    table.insert(threads, thread)
+end
+
+-- Per thread (each wrk thread has its own Lua state).
+non2xx = 0
+nosuccess = 0
+local paths = {}
+local prepared = {}
+local n = 0
+local i = 0
+local counter = 0
+local method, body_kind, nonce, headers
+
+function init(args)
+    local file = os.getenv("BENCH_PATHS")
+    assert(file and #file > 0, "BENCH_PATHS is not set")
+    local f = assert(io.open(file, "r"))
+    for line in f:lines() do
+        if #line > 0 then
+            table.insert(paths, line)
+        end
+    end
+    f:close()
+    n = #paths
+    assert(n > 0, "no paths in " .. file)
+
+    method = os.getenv("BENCH_METHOD") or "GET"
+    if method == "" then
+        method = "GET"
+    end
+    body_kind = os.getenv("BENCH_BODY") or "none"
+    if body_kind == "" then
+        body_kind = "none"
+    end
+    nonce = os.getenv("BENCH_NONCE") or tostring(os.time())
+    headers = {}
+    local key = os.getenv("BENCH_KEY") or ""
+    if #key > 0 then
+        headers["x-api-key"] = key
+    end
+    if body_kind ~= "none" then
+        headers["Content-Type"] = "application/json"
+    end
+    -- Threads start at different places of the path list.
+    i = (((tid or 1) - 1) * 7919) % n
+    if body_kind == "none" then
+        -- Requests without a body never change: format them once.
+        for k = 1, n do
+            prepared[k] = wrk.format(method, paths[k], headers, nil)
+        end
+    end
+end
+
+function request()
+    i = i % n + 1
+    if body_kind == "none" then
+        return prepared[i]
+    end
+    counter = counter + 1
+    local body
+    if body_kind == "customer" then
+        body = string.format(
+            '{"email":"bench-%s-%d-%d@bench.example","first_name":"Bench","last_name":"User",'
+                .. '"storefront_id":%d}',
+            nonce, tid or 1, counter, counter)
+    else
+        body = string.format(
+            '{"text":"bench comment %s-%d-%d","isFromShop":false,"tags":["bench"]}',
+            nonce, tid or 1, counter)
+    end
+    return wrk.format(method, paths[i], headers, body)
+end
+
+function response(status, resp_headers, body)
+    if status < 200 or status > 299 then
+        non2xx = non2xx + 1
+    elseif body == nil or not string.find(body, '"success":true', 1, true) then
+        nosuccess = nosuccess + 1
+    end
+end
+
+function done(summary, latency, requests)
+    local bad, empty = 0, 0
+    for _, t in ipairs(threads) do
+        bad = bad + (t:get("non2xx") or 0)
+        empty = empty + (t:get("nosuccess") or 0)
+    end
+    local e = summary.errors
+    local seconds = summary.duration / 1e6
+    io.write(string.format(
+        "BENCH requests=%d duration_us=%d rps=%.1f p50_us=%d p90_us=%d p99_us=%d max_us=%d "
+            .. "non2xx=%d nosuccess=%d connect=%d read=%d write=%d timeout=%d status=%d\n",
+        summary.requests, summary.duration, summary.requests / seconds,
+        latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+        bad, empty, e.connect, e.read, e.write, e.timeout, e.status))
+end
