@@ -20,8 +20,6 @@ class ListenSocket {
 
     int fd() const { return fd_; }
     const std::string& description() const { return description_; }
-    // In a worker: forget the unix path so the worker's exit does not remove it.
-    void release_path() { unix_path_.clear(); }
 
   private:
     ListenSocket(int fd, std::string unix_path, std::string description)
