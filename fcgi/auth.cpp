@@ -1,7 +1,5 @@
 #include "fcgi/auth.h"
 
-#include "handlers/api_error.h"
-#include "handlers/repo/keys.h"
 #include "handlers/text.h"
 
 namespace supportcrm {
@@ -25,24 +23,6 @@ std::optional<std::string_view> api_key_of(const Request& request) {
         return std::nullopt;
     }
     return token;
-}
-
-AuthOutcome authenticate(const Request& request, Db& db) {
-    AuthOutcome out;
-    std::optional<std::string_view> key = api_key_of(request);
-    if (!key) {
-        out.error = errors::missing_api_key();
-        return out;
-    }
-    std::optional<Shop> shop = find_shop_by_key_digest(db, keys::digest_hex(*key));
-    if (!shop) {
-        out.error = errors::invalid_api_key();
-    } else if (shop->deleted) {
-        out.error = errors::shop_not_found();
-    } else {
-        out.shop = std::move(shop);
-    }
-    return out;
 }
 
 }  // namespace supportcrm

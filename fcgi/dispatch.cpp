@@ -4,6 +4,7 @@
 #include "fcgi/log.h"
 #include "fcgi/router.h"
 #include "handlers/api_error.h"
+#include "handlers/repo/keys.h"
 
 namespace supportcrm {
 namespace {
@@ -19,18 +20,24 @@ Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes) {
         out.response = errors::method_not_allowed(match.allow);
         return out;
     }
-    AuthOutcome auth;
+    Caller caller;
     if (match.needs_key) {
-        auth = authenticate(request, db);
-        if (auth.error) {
-            out.response = std::move(*auth.error);
+        std::optional<std::string_view> key = api_key_of(request);
+        if (!key) {
+            out.response = errors::missing_api_key();
             return out;
         }
-        out.shop_id = auth.shop->id;
+        caller = Caller(keys::digest_hex(*key));
+        if (!match.key_in_statement) {
+            if (auto key_error = caller.resolve(db)) {
+                out.response = std::move(*key_error);
+                return out;
+            }
+        }
     }
-    HandlerContext ctx{request, auth.shop ? &*auth.shop : nullptr, db, match.path_id,
-                       max_body_bytes};
+    HandlerContext ctx{request, caller, db, match.path_id, max_body_bytes};
     out.response = match.handler(ctx);
+    out.shop_id = caller.shop_id();
     return out;
 }
 

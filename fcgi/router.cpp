@@ -7,20 +7,20 @@ struct Route {
     const char* method;
     const char* pattern;  // "{id}" matches any one segment, even an empty one
     Handler handler;
-    bool needs_key;
+    enum Key { none, resolved_first, in_statement } key;
 };
 
 // clang-format off
 const Route kRoutes[] = {
-    {"POST", "/api/v1/customers",      create_customer, true},
-    {"GET",  "/api/v1/customers/{id}", get_customer,    true},
-    {"POST", "/api/v1/tickets",                create_ticket,        true},
-    {"GET",  "/api/v1/tickets/{id}",           get_ticket,           true},
-    {"GET",  "/api/v1/tickets/{id}/comments",  list_ticket_comments, true},
-    {"POST", "/api/v1/tickets/{id}/comments",  create_comment,       true},
-    {"GET",  "/api/v1/csat",                   list_csat,            true},
-    {"POST", "/api/v1/csat",                   create_survey,        true},
-    {"GET",  "/healthz",               healthz,         false},
+    {"POST", "/api/v1/customers",              create_customer,      Route::in_statement},
+    {"GET",  "/api/v1/customers/{id}",         get_customer,         Route::in_statement},
+    {"POST", "/api/v1/tickets",                create_ticket,        Route::resolved_first},
+    {"GET",  "/api/v1/tickets/{id}",           get_ticket,           Route::resolved_first},
+    {"GET",  "/api/v1/tickets/{id}/comments",  list_ticket_comments, Route::resolved_first},
+    {"POST", "/api/v1/tickets/{id}/comments",  create_comment,       Route::resolved_first},
+    {"GET",  "/api/v1/csat",                   list_csat,            Route::resolved_first},
+    {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
+    {"GET",  "/healthz",                       healthz,              Route::none},
 };
 // clang-format on
 
@@ -59,7 +59,8 @@ RouteMatch route(std::string_view method, std::string_view path) {
         if (method == r.method) {
             m.kind = RouteMatch::Kind::found;
             m.handler = r.handler;
-            m.needs_key = r.needs_key;
+            m.needs_key = r.key != Route::none;
+            m.key_in_statement = r.key == Route::in_statement;
             m.path_id = id;
             return m;
         }

@@ -13,6 +13,9 @@ struct RouteMatch {
     Kind kind = Kind::not_found;
     Handler handler = nullptr;
     bool needs_key = true;
+    // The handler resolves the key itself, inside its own statement (handlers/caller.h);
+    // otherwise the key is resolved before the handler runs.
+    bool key_in_statement = false;
     std::string_view path_id;  // the {id} segment (points into the matched path)
     std::string allow;         // for method_not_allowed: "GET, POST"
 };

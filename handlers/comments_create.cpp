@@ -56,7 +56,8 @@ Response create_comment(HandlerContext& ctx) {
     if (!fields.ok()) {
         return errors::validation(fields.error());
     }
-    std::optional<AddedComment> added = add_comment(ctx.db, ctx.shop->id, ticket_id.value, comment);
+    std::optional<AddedComment> added =
+        add_comment(ctx.db, ctx.caller.shop().id, ticket_id.value, comment);
     if (!added) {
         return errors::ticket_not_found();
     }

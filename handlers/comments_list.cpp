@@ -12,7 +12,8 @@ Response list_ticket_comments(HandlerContext& ctx) {
     if (ticket_id.error) {
         return std::move(*ticket_id.error);
     }
-    std::optional<TicketComments> found = list_comments(ctx.db, ctx.shop->id, ticket_id.value);
+    std::optional<TicketComments> found =
+        list_comments(ctx.db, ctx.caller.shop().id, ticket_id.value);
     if (!found) {
         return errors::ticket_not_found();
     }

@@ -48,7 +48,7 @@ Response create_survey(HandlerContext& ctx) {
     if (!fields.ok()) {
         return errors::validation(fields.error());
     }
-    std::optional<RecordedSurvey> recorded = record_survey(ctx.db, ctx.shop->id, survey);
+    std::optional<RecordedSurvey> recorded = record_survey(ctx.db, ctx.caller.shop().id, survey);
     if (!recorded) {
         return errors::ticket_not_found();
     }
@@ -60,7 +60,7 @@ Response create_survey(HandlerContext& ctx) {
     row.node_ids_json = survey.node_ids_json;
     row.message_id = survey.message_id;
     row.created_at = timeutil::format_iso(survey.created_at);
-    row.shop_domain = ctx.shop->domain;
+    row.shop_domain = ctx.caller.shop().domain;
     row.conversation_id = survey.conversation_id;
     row.customer = recorded->customer;
 

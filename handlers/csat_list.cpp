@@ -33,10 +33,10 @@ Response list_csat(HandlerContext& ctx) {
     }
     const CsatParams& p = parsed.params;
     // Brand scope for a shop without a brand is shop scope, and says so.
-    bool brand = p.brand && ctx.shop->brand_id.has_value();
+    bool brand = p.brand && ctx.caller.shop().brand_id.has_value();
     CsatQuery query;
     query.brand = brand;
-    query.scope_id = brand ? *ctx.shop->brand_id : ctx.shop->id;
+    query.scope_id = brand ? *ctx.caller.shop().brand_id : ctx.caller.shop().id;
     query.start = p.start;
     query.end = p.end;
     query.limit = p.limit;

@@ -1,4 +1,6 @@
 // POST /api/v1/customers — api-v1.md §1, contract §5 "Customers".
+#include <stdexcept>
+
 #include "handlers/api_error.h"
 #include "handlers/fields.h"
 #include "handlers/handler.h"
@@ -36,26 +38,67 @@ NewCustomer read_new_customer(FieldReader& f) {
     return c;
 }
 
+// The customer and whether it is new, or the response that replaces them.
+struct Created {
+    CustomerRow customer;
+    bool created = false;
+    std::optional<Response> error;
+};
+
+Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
+    Created out;
+    InsertedCustomer inserted = insert_customer(ctx.db, ctx.caller.key_digest(), customer);
+    switch (inserted.result) {
+        case InsertedCustomer::Result::inserted:
+            ctx.caller.adopt(inserted.shop);
+            out.customer = row_of_new_customer(inserted.id, customer);
+            out.created = true;
+            return out;
+        case InsertedCustomer::Result::no_shop:
+            // The key found no live shop. Should it resolve now, the key was created after the
+            // insert looked: this request came first and is answered as such.
+            out.error = ctx.caller.after_key_checks(ctx.db, errors::invalid_api_key());
+            return out;
+        case InsertedCustomer::Result::duplicate:
+            break;
+    }
+    if (auto key_error = ctx.caller.resolve(ctx.db)) {
+        out.error = std::move(key_error);
+        return out;
+    }
+    std::optional<CustomerRow> existing =
+        find_existing_customer(ctx.db, ctx.caller.shop().id, customer);
+    if (!existing) {
+        throw std::logic_error("duplicate key on customer insert but no matching customer");
+    }
+    out.customer = std::move(*existing);
+    return out;
+}
+
 }  // namespace
 
 Response create_customer(HandlerContext& ctx) {
+    // The body is checked before the key is looked up, so that a valid request costs a single
+    // statement; any error found first waits for the key's own checks, which come first.
     auto body = read_json_object(ctx);
     if (body.error) {
-        return std::move(*body.error);
+        return ctx.caller.after_key_checks(ctx.db, std::move(*body.error));
     }
     FieldReader fields(body.value);
     NewCustomer customer = read_new_customer(fields);
     if (!fields.ok()) {
-        return errors::validation(fields.error());
+        return ctx.caller.after_key_checks(ctx.db, errors::validation(fields.error()));
     }
     if (!customer.email && !customer.phone_number) {
-        return errors::validation("email or phone_number is required");
+        return ctx.caller.after_key_checks(ctx.db,
+                                           errors::validation("email or phone_number is required"));
     }
     customer.created_at = timeutil::now_ms();
-
-    CreateOutcome outcome = create_or_find_customer(ctx.db, ctx.shop->id, customer);
+    Created outcome = insert_or_find(ctx, customer);
+    if (outcome.error) {
+        return std::move(*outcome.error);
+    }
     const CustomerRow& c = outcome.customer;
-
     Response r;
     r.status = outcome.created ? 201 : 200;
     JsonWriter w(r.body);
@@ -67,7 +110,7 @@ Response create_customer(HandlerContext& ctx) {
         .field("first_name", c.first_name)
         .field("last_name", c.last_name)
         .field("storefront_id", c.storefront_id)
-        .field("shopDomain", ctx.shop->domain);
+        .field("shopDomain", ctx.caller.shop().domain);
     w.end_object().end_object();
     return r;
 }

@@ -9,13 +9,16 @@ namespace supportcrm {
 Response get_customer(HandlerContext& ctx) {
     auto id = parse_path_id(ctx.path_id, "customerId");
     if (id.error) {
-        return std::move(*id.error);
+        return ctx.caller.after_key_checks(ctx.db, std::move(*id.error));
     }
-    std::optional<CustomerRow> found = find_customer(ctx.db, ctx.shop->id, id.value);
-    if (!found) {
+    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), id.value);
+    if (auto key_error = ctx.caller.adopt(found.key)) {
+        return std::move(*key_error);
+    }
+    if (!found.value) {
         return errors::customer_not_found();
     }
-    const CustomerRow& c = *found;
+    const CustomerRow& c = *found.value;
 
     Response r;
     JsonWriter w(r.body);
@@ -34,7 +37,7 @@ Response get_customer(HandlerContext& ctx) {
         .field("last_name", c.last_name)
         .field("full_name", c.full_name)
         .field("numberOfOrders", c.number_of_orders)
-        .field("shopDomain", ctx.shop->domain)
+        .field("shopDomain", ctx.caller.shop().domain)
         .field("creationDate", c.created_at)
         .field("cms_creationDate", c.cms_created_at)
         .field("CMS", c.cms)

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "fcgi/request.h"
-#include "handlers/repo/auth_repo.h"
+#include "handlers/caller.h"
 #include "handlers/repo/db.h"
 #include "handlers/response.h"
 
@@ -18,7 +18,7 @@ namespace supportcrm {
 
 struct HandlerContext {
     Request& request;
-    const Shop* shop;  // the key's shop; null on routes without authentication
+    Caller& caller;  // resolved before the handler runs unless its route says key_in_statement
     Db& db;
     std::string_view path_id;  // the {id} segment of the route, possibly empty
     std::size_t max_body_bytes;

@@ -74,21 +74,21 @@ Response create_ticket(HandlerContext& ctx) {
     if (!fields.ok()) {
         return errors::validation(fields.error());
     }
-    if (!customer_in_shop(ctx.db, ctx.shop->id, ticket.customer_id)) {
+    if (!customer_in_shop(ctx.db, ctx.caller.shop().id, ticket.customer_id)) {
         return errors::customer_not_found();
     }
-    if (ticket.assigned_to && !user_in_shop(ctx.db, ctx.shop->id, *ticket.assigned_to)) {
+    if (ticket.assigned_to && !user_in_shop(ctx.db, ctx.caller.shop().id, *ticket.assigned_to)) {
         return errors::user_not_found();
     }
     Transaction tx(ctx.db);
-    std::uint64_t id = insert_ticket(ctx.db, ctx.shop->id, ticket);
+    std::uint64_t id = insert_ticket(ctx.db, ctx.caller.shop().id, ticket);
     tx.commit();
 
     Response r;
     r.status = 201;
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket");
-    write_ticket(w, id, ticket, *ctx.shop);
+    write_ticket(w, id, ticket, ctx.caller.shop());
     w.end_object();
     return r;
 }

@@ -28,7 +28,7 @@ Response get_ticket(HandlerContext& ctx) {
     if (id.error) {
         return std::move(*id.error);
     }
-    std::optional<TicketDetail> ticket = find_ticket(ctx.db, ctx.shop->id, id.value);
+    std::optional<TicketDetail> ticket = find_ticket(ctx.db, ctx.caller.shop().id, id.value);
     if (!ticket) {
         return errors::ticket_not_found();
     }
@@ -36,7 +36,7 @@ Response get_ticket(HandlerContext& ctx) {
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket").begin_object();
     w.key("id").id_string(ticket->id);
-    w.field("shopDomain", ctx.shop->domain)
+    w.field("shopDomain", ctx.caller.shop().domain)
         .field("Channel", ticket->channel)
         .field("name", ticket->name);
     w.key("Customer");

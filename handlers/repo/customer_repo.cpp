@@ -54,19 +54,8 @@ std::optional<std::string> trimmed(const std::optional<std::string>& v) {
     return std::string(text::trim(*v));
 }
 
-std::optional<CustomerRow> find_existing(Db& db, std::uint64_t shop_id, const NewCustomer& c) {
-    if (auto email = trimmed(c.email)) {
-        if (auto found = find_one(db, Stmt::customer_by_email_key, shop_id, *email)) {
-            return found;
-        }
-    }
-    if (auto phone = trimmed(c.phone_number)) {
-        return find_one(db, Stmt::customer_by_phone_key, shop_id, *phone);
-    }
-    return std::nullopt;
-}
+}  // namespace
 
-// What was just inserted, without reading it back: every column is known.
 CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c) {
     CustomerRow row;
     row.id = id;
@@ -84,58 +73,68 @@ CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c) {
     return row;
 }
 
-}  // namespace
+std::optional<CustomerRow> find_existing_customer(Db& db, std::uint64_t shop_id,
+                                                  const NewCustomer& c) {
+    if (auto email = trimmed(c.email)) {
+        if (auto found = find_one(db, Stmt::customer_by_email_key, shop_id, *email)) {
+            return found;
+        }
+    }
+    if (auto phone = trimmed(c.phone_number)) {
+        return find_one(db, Stmt::customer_by_phone_key, shop_id, *phone);
+    }
+    return std::nullopt;
+}
 
-CreateOutcome create_or_find_customer(Db& db, std::uint64_t shop_id, const NewCustomer& c) {
-    // Insert first: the common case (a new customer) costs one round trip, and the unique keys
-    // (shop_id, email_key) and (shop_id, phone_key) decide races instead of a read-then-write.
-    std::optional<std::uint64_t> new_id;
+InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const NewCustomer& c) {
+    InsertedCustomer out;
     try {
-        new_id = db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop_id);
-            bind_optional(st, 2, c.email);
-            bind_optional(st, 3, trimmed(c.email));
-            bind_optional(st, 4, c.phone_number);
-            bind_optional(st, 5, trimmed(c.phone_number));
-            bind_optional(st, 6, c.first_name);
-            bind_optional(st, 7, c.last_name);
-            bind_optional(st, 8, c.full_name);
-            bind_optional(st, 9, c.storefront_id);
-            bind_optional(st, 10, c.site_cms_id);
-            bind_optional(st, 11, c.social_a_user_id);
-            bind_optional(st, 12, c.social_b_user_id);
-            bind_optional(st, 13, c.messaging_id);
-            st.setString(14, timeutil::format_db(c.created_at));
+        db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
+            bind_optional(st, 1, c.email);
+            bind_optional(st, 2, trimmed(c.email));
+            bind_optional(st, 3, c.phone_number);
+            bind_optional(st, 4, trimmed(c.phone_number));
+            bind_optional(st, 5, c.first_name);
+            bind_optional(st, 6, c.last_name);
+            bind_optional(st, 7, c.full_name);
+            bind_optional(st, 8, c.storefront_id);
+            bind_optional(st, 9, c.site_cms_id);
+            bind_optional(st, 10, c.social_a_user_id);
+            bind_optional(st, 11, c.social_b_user_id);
+            bind_optional(st, 12, c.messaging_id);
+            st.setString(13, timeutil::format_db(c.created_at));
+            st.setString(14, key_digest);
             ResultSetPtr rs(st.executeQuery());
-            rs->next();
-            return rs->getUInt64(1);
+            if (rs->next()) {
+                out.result = InsertedCustomer::Result::inserted;
+                out.id = rs->getUInt64(1);
+                out.shop.id = rs->getUInt64(2);
+                out.shop.domain = rs->getString(3);
+            }
         });
     } catch (const DbError& e) {
         if (e.error_code != kErDupEntry) {
             throw;
         }
+        out.result = InsertedCustomer::Result::duplicate;
     }
-    if (new_id) {
-        return {row_of_new_customer(*new_id, c), true};
-    }
-    auto existing = find_existing(db, shop_id, c);
-    if (!existing) {
-        throw std::logic_error("duplicate key on customer insert but no matching customer");
-    }
-    return {std::move(*existing), false};
+    return out;
 }
 
-std::optional<CustomerRow> find_customer(Db& db, std::uint64_t shop_id, std::uint64_t id) {
-    return db.run(Stmt::customer_by_id,
-                  [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
-                      st.setUInt64(1, id);
-                      st.setUInt64(2, shop_id);
-                      ResultSetPtr rs(st.executeQuery());
-                      if (!rs->next()) {
-                          return std::nullopt;
-                      }
-                      return read_customer(*rs);
-                  });
+Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id) {
+    return db.run(Stmt::customer_by_id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        st.setString(2, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<CustomerRow> found;
+        if (rs->next()) {
+            found.key = read_keyed_shop(*rs, 22);
+            if (!rs->isNull(1)) {
+                found.value = read_customer(*rs);
+            }
+        }
+        return found;
+    });
 }
 
 }  // namespace supportcrm

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "handlers/repo/auth_repo.h"
 #include "handlers/repo/db.h"
 #include "handlers/time_util.h"
 
@@ -36,16 +37,30 @@ struct CustomerRow {
     std::optional<std::string> cms_created_at;  // ISO 8601
 };
 
-struct CreateOutcome {
-    CustomerRow customer;
-    bool created;  // false: an existing customer with the same email or phone was returned
+struct InsertedCustomer {
+    enum class Result {
+        inserted,   // id and shop are set
+        duplicate,  // the shop has a customer with this email or phone: find_existing_customer
+        no_shop,    // the key is unknown or revoked, or its shop deleted: resolve the key
+    };
+    Result result = Result::no_shop;
+    std::uint64_t id = 0;
+    Shop shop;
 };
 
-// Inserts the customer, or returns the shop's existing one with the same email (trimmed,
-// case-insensitive), else the same phone number (trimmed). Unique keys in the database make
-// this safe under concurrency: a losing concurrent insert finds the winner's row.
-CreateOutcome create_or_find_customer(Db& db, std::uint64_t shop_id, const NewCustomer& customer);
+// Inserts the customer into the shop of the key with this digest, in one statement. Unique
+// keys on the shop's normalized emails and phone numbers decide races: a losing concurrent
+// insert is a duplicate and finds the winner's row.
+InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const NewCustomer& c);
 
-std::optional<CustomerRow> find_customer(Db& db, std::uint64_t shop_id, std::uint64_t id);
+// The shop's customer with the same email (trimmed, case-insensitive), else the same phone
+// number (trimmed).
+std::optional<CustomerRow> find_existing_customer(Db& db, std::uint64_t shop_id,
+                                                  const NewCustomer& c);
+
+// The row insert_customer() wrote, without reading it back: every column is known.
+CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c);
+
+Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id);
 
 }  // namespace supportcrm

@@ -16,11 +16,19 @@ struct StatementSpec {
     const char* sql;
 };
 
-#define SUPPORTCRM_CUSTOMER_COLUMNS                                                           \
-    "id, email, phone_number, first_name, last_name, full_name, storefront_id, site_cms_id, " \
-    "storefront_b_id, social_a_user_id, social_b_user_id, messaging_id, helpdesk_a_id, "      \
-    "helpdesk_b_id, helpdesk_c_id, helpdesk_d_id, social_b_pseudo, cms, number_of_orders, "   \
-    "created_at, cms_created_at"
+// A keyed statement resolves the request's API key in the round trip that does the work: the
+// key's shop is joined in, its columns come last (read_keyed_shop) and the key's digest is the
+// last placeholder. Its row tells an unknown key (no row, or none at all), a deleted shop and
+// a missing record apart, in the contract's order (see handlers/caller.h).
+#define SUPPORTCRM_KEY_COLUMNS "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL"
+#define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
+#define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
+
+#define SUPPORTCRM_CUSTOMER_COLUMNS                                                            \
+    "c.id, c.email, c.phone_number, c.first_name, c.last_name, c.full_name, c.storefront_id, " \
+    "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
+    "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
+    "c.social_b_pseudo, c.cms, c.number_of_orders, c.created_at, c.cms_created_at"
 
 #define SUPPORTCRM_SURVEY_COLUMNS                                                                 \
     "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, s.created_at, sh.domain, " \
@@ -36,20 +44,25 @@ struct StatementSpec {
 const StatementSpec kStatements[] = {
     {Stmt::ping, "ping", "SELECT 1"},
     {Stmt::shop_by_key_hash, "shop_by_key_hash",
-     "SELECT s.id, s.domain, s.brand_id, s.deleted_at IS NOT NULL FROM api_keys k "
-     "JOIN shops s ON s.id = k.shop_id WHERE k.key_hash = ? AND k.revoked_at IS NULL"},
+     "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+     " WHERE " SUPPORTCRM_KEY_MATCH},
     {Stmt::customer_insert, "customer_insert",
      "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "
      "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "
-     "messaging_id, created_at) VALUES (?, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-     "RETURNING id"},
+     "messaging_id, created_at) "
+     "SELECT ks.id, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM " SUPPORTCRM_KEY_TABLES
+     " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "
+     "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id)"},
     {Stmt::customer_by_id, "customer_by_id",
-     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers WHERE id = ? AND shop_id = ?"},
+     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS
+     " FROM " SUPPORTCRM_KEY_TABLES
+     " LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH},
     {Stmt::customer_by_email_key, "customer_by_email_key",
      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
-     " FROM customers WHERE shop_id = ? AND email_key = LOWER(?)"},
+     " FROM customers c WHERE c.shop_id = ? AND c.email_key = LOWER(?)"},
     {Stmt::customer_by_phone_key, "customer_by_phone_key",
-     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers WHERE shop_id = ? AND phone_key = ?"},
+     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
+     " FROM customers c WHERE c.shop_id = ? AND c.phone_key = ?"},
     {Stmt::customer_exists, "customer_exists",
      "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?"},
     {Stmt::user_exists, "user_exists", "SELECT 1 FROM users WHERE id = ? AND shop_id = ?"},

@@ -369,3 +369,51 @@ TEST(CheckOrder, RouteIsCheckedBeforeShop) {
 }
 
 }  // namespace
+
+// Every operation resolves the key, and most do it inside the statement that does their work.
+// Whatever else is wrong with a request — path id, body, fields, the record it names — an
+// unknown or revoked key is 401 and a deleted shop is 404 shop_not_found, on every route.
+std::vector<RouteCall> requests_wrong_in_every_other_way() {
+    const std::string big = "{\"pad\":\"" + std::string(1048577, 'a') + "\"}";
+    const std::string none = "/999999999999";
+    std::vector<RouteCall> calls;
+    for (const std::string collection : {"/api/v1/customers", "/api/v1/tickets"}) {
+        calls.push_back({"POST", collection, std::string("{")});
+        calls.push_back({"POST", collection, std::string("[1]")});
+        calls.push_back({"POST", collection, std::string("{}")});
+        calls.push_back({"POST", collection, big});
+        calls.push_back({"GET", collection + "/abc", std::nullopt});
+        calls.push_back({"GET", collection + "/", std::nullopt});
+        calls.push_back({"GET", collection + none, std::nullopt});
+    }
+    calls.push_back({"POST", "/api/v1/customers", std::string(R"({"email":"a@example.test"})")});
+    calls.push_back({"POST", "/api/v1/tickets", std::string(R"({"customerId":"1"})")});
+    for (const std::string comments :
+         {"/api/v1/tickets/abc/comments", "/api/v1/tickets/999999999999/comments"}) {
+        calls.push_back({"GET", comments, std::nullopt});
+        calls.push_back({"POST", comments, std::string(R"({"text":"hi"})")});
+    }
+    calls.push_back({"POST", "/api/v1/tickets/999999999999/comments", std::string("{}")});
+    calls.push_back({"POST", "/api/v1/tickets/999999999999/comments", big});
+    calls.push_back({"GET", "/api/v1/csat?limit=0", std::nullopt});
+    calls.push_back({"GET", "/api/v1/csat?startDate=yesterday", std::nullopt});
+    calls.push_back({"POST", "/api/v1/csat", std::string(R"({"mark":9})")});
+    calls.push_back({"POST", "/api/v1/csat", std::string(R"({"conversationId":"1","mark":5})")});
+    return calls;
+}
+
+TEST(CheckOrder, KeyAndShopComeBeforeEveryOtherErrorOnEveryRoute) {
+    const Shop deleted = it::make_shop();
+    it::admin({"shop", "delete", "--domain", deleted.domain});
+    const Shop revoked = it::make_shop();
+    it::admin({"key", "revoke", "--id", std::to_string(revoked.key_id)});
+    for (const RouteCall& c : requests_wrong_in_every_other_way()) {
+        SCOPED_TRACE(c.method + " " + c.path + " " + c.body.value_or("").substr(0, 40));
+        EXPECT_TRUE(it::is_error(call(c, {{"x-api-key", "scrm_unknown"}}), 401, "invalid_api_key",
+                                 kInvalid));
+        EXPECT_TRUE(it::is_error(call(c, {{"Authorization", "Bearer " + revoked.key}}), 401,
+                                 "invalid_api_key", kInvalid));
+        EXPECT_TRUE(it::is_error(call(c, {{"x-api-key", deleted.key}}), 404, "shop_not_found",
+                                 "Shop not found"));
+    }
+}

@@ -101,7 +101,8 @@ int status_of(const BodyCase& c, std::size_t max = 1024) {
     StringBody source(c.body);
     r.body_source = &source;
     Db unconnected{DbSettings{}};  // body parsing never touches the database
-    HandlerContext ctx{r, nullptr, unconnected, "", max};
+    Caller no_key;
+    HandlerContext ctx{r, no_key, unconnected, "", max};
     auto out = read_json_object(ctx);
     if (!out.error) {
         return 0;
