@@ -26,25 +26,29 @@ void write_human_ticket(JsonWriter& w, const std::optional<HumanTicketRow>& h) {
 Response get_ticket(HandlerContext& ctx) {
     auto id = parse_path_id(ctx.path_id, "ticketId");
     if (id.error) {
-        return std::move(*id.error);
+        return ctx.caller.after_key_checks(ctx.db, std::move(*id.error));
     }
-    std::optional<TicketDetail> ticket = find_ticket(ctx.db, ctx.caller.shop().id, id.value);
-    if (!ticket) {
+    Keyed<TicketDetail> found = find_ticket(ctx.db, ctx.caller.key_digest(), id.value);
+    if (auto key_error = ctx.caller.adopt(found.key)) {
+        return std::move(*key_error);
+    }
+    if (!found.value) {
         return errors::ticket_not_found();
     }
+    const TicketDetail& ticket = *found.value;
     Response r;
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket").begin_object();
-    w.key("id").id_string(ticket->id);
+    w.key("id").id_string(ticket.id);
     w.field("shopDomain", ctx.caller.shop().domain)
-        .field("Channel", ticket->channel)
-        .field("name", ticket->name);
+        .field("Channel", ticket.channel)
+        .field("name", ticket.name);
     w.key("Customer");
-    write_customer(w, ticket->customer, true);
+    write_customer(w, ticket.customer, true);
     w.key("User");
-    write_user(w, ticket->user);
+    write_user(w, ticket.user);
     w.key("HumanTicket");
-    write_human_ticket(w, ticket->human_ticket);
+    write_human_ticket(w, ticket.human_ticket);
     w.end_object().end_object();
     return r;
 }

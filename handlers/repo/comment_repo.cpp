@@ -88,27 +88,26 @@ CommentRow read_comment(const sql::ResultSet& rs) {
 
 }  // namespace
 
-std::optional<TicketComments> list_comments(Db& db, std::uint64_t shop_id,
-                                            std::uint64_t ticket_id) {
-    std::optional<TicketComments> out = db.run(
-        Stmt::comments_of_ticket, [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
-            st.setUInt64(1, ticket_id);
-            st.setUInt64(2, shop_id);
-            ResultSetPtr rs(st.executeQuery());
-            std::optional<TicketComments> found;
-            while (rs->next()) {
-                if (!found) {
-                    found.emplace();
-                    found->customer = read_customer_columns(*rs);
-                }
-                found->comments.push_back(read_comment(*rs));
+Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest,
+                                    std::uint64_t ticket_id) {
+    return db.run(Stmt::comments_of_ticket, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setString(2, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<TicketComments> found;
+        while (rs->next()) {
+            if (!found.value) {
+                found.key = read_keyed_shop(*rs, 21);
+                found.value.emplace().customer = read_customer_columns(*rs);
             }
-            return found;
-        });
-    if (out) {
-        return out;
-    }
-    // No comments, or no such ticket in the shop.
+            found.value->comments.push_back(read_comment(*rs));
+        }
+        return found;
+    });
+}
+
+std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,
+                                                      std::uint64_t ticket_id) {
     return db.run(Stmt::ticket_customer,
                   [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
                       st.setUInt64(1, ticket_id);

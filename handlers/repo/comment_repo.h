@@ -52,7 +52,13 @@ struct TicketComments {
     std::vector<CommentRow> comments;  // time ascending, then id ascending
 };
 
-// nullopt when the ticket is not in the shop.
-std::optional<TicketComments> list_comments(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id);
+// The ticket's comments with the key's shop, in one statement when the ticket has comments.
+// No rows tell neither the key nor the ticket apart: key and value are then both nullopt;
+// resolve the key, then ask ticket_without_comments().
+Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
+
+// The ticket's customer and no comments; nullopt when the ticket is not in the shop.
+std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,
+                                                      std::uint64_t ticket_id);
 
 }  // namespace supportcrm

@@ -74,15 +74,17 @@ const StatementSpec kStatements[] = {
     {Stmt::human_ticket_insert, "human_ticket_insert",
      "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "
      "RETURNING id"},
+    // The ticket's joins sit inside the LEFT JOIN: the key's row comes back without a ticket.
     {Stmt::ticket_detail, "ticket_detail",
      "SELECT c.id, c.channel, c.name, "
      "cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, cu.phone_number, "
      "cu.storefront_id, u.id, u.email, u.first_name, u.last_name, u.full_name, "
-     "h.id, h.status, h.opened_at, h.closed_at "
-     "FROM conversations c JOIN customers cu ON cu.id = c.customer_id "
+     "h.id, h.status, h.opened_at, h.closed_at, " SUPPORTCRM_KEY_COLUMNS
+     " FROM " SUPPORTCRM_KEY_TABLES
+     " LEFT JOIN (conversations c JOIN customers cu ON cu.id = c.customer_id "
      "LEFT JOIN users u ON u.id = c.assigned_to "
-     "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
-     "WHERE c.id = ? AND c.shop_id = ?"},
+     "LEFT JOIN human_tickets h ON h.conversation_id = c.id) "
+     "ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH},
     // The row lock orders concurrent comments on one ticket, so lastMessage always ends up
     // describing the comment whose update committed last.
     {Stmt::conversation_lock_for_comment, "conversation_lock_for_comment",
@@ -94,17 +96,20 @@ const StatementSpec kStatements[] = {
     {Stmt::conversation_touch, "conversation_touch",
      "UPDATE conversations SET last_message = ?, last_message_time = ?, "
      "unread_chat_count = IF(?, 1, unread_chat_count) WHERE id = ?"},
-    // One round trip for a ticket with comments: its customer comes on every row. An inner
-    // join lets the rows come in index order (time, id); a LEFT JOIN here made MariaDB sort
-    // them through an on-disk temporary table (MEDIUMTEXT columns).
+    // One round trip for a ticket with comments: the key's shop and the ticket's customer come
+    // on every row. Inner joins let the rows come in index order (time, id); a LEFT JOIN here
+    // made MariaDB sort them through an on-disk temporary table (MEDIUMTEXT columns). No rows:
+    // resolve the key, then ticket_customer.
     {Stmt::comments_of_ticket, "comments_of_ticket",
      "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, "
      "m.id, m.text, m.time, m.channel, m.is_from_shop, m.subject, m.from_email, m.to_emails, "
-     "m.attachments, m.tags, u.id, u.email, u.first_name, u.last_name, u.full_name "
-     "FROM conversations c JOIN customers cu ON cu.id = c.customer_id "
+     "m.attachments, m.tags, u.id, u.email, u.first_name, u.last_name, "
+     "u.full_name, " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+     "JOIN customers cu ON cu.id = c.customer_id "
      "JOIN messages m ON m.conversation_id = c.id "
      "LEFT JOIN users u ON u.id = m.user_id "
-     "WHERE c.id = ? AND c.shop_id = ? ORDER BY m.time, m.id"},
+     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"},
     // No comment rows: does the ticket exist in the shop, and whose is it?
     {Stmt::ticket_customer, "ticket_customer",
      "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name FROM conversations c "

@@ -59,43 +59,47 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
     return id;
 }
 
-std::optional<TicketDetail> find_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id) {
-    return db.run(
-        Stmt::ticket_detail, [&](sql::PreparedStatement& st) -> std::optional<TicketDetail> {
-            st.setUInt64(1, ticket_id);
-            st.setUInt64(2, shop_id);
-            ResultSetPtr rs(st.executeQuery());
-            if (!rs->next()) {
-                return std::nullopt;
+Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
+    return db.run(Stmt::ticket_detail, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setString(2, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<TicketDetail> found;
+        if (!rs->next()) {
+            return found;
+        }
+        found.key = read_keyed_shop(*rs, 20);
+        if (rs->isNull(1)) {
+            return found;
+        }
+        TicketDetail& t = found.value.emplace();
+        t.id = rs->getUInt64(1);
+        t.channel = rs->getString(2);
+        t.name = optional_string(*rs, 3);
+        t.customer = {rs->getUInt64(4),        optional_string(*rs, 5), optional_string(*rs, 6),
+                      optional_string(*rs, 7), optional_string(*rs, 8), optional_string(*rs, 9),
+                      optional_string(*rs, 10)};
+        if (!rs->isNull(11)) {
+            t.user = PersonRow{rs->getUInt64(11),
+                               optional_string(*rs, 12),
+                               optional_string(*rs, 13),
+                               optional_string(*rs, 14),
+                               optional_string(*rs, 15),
+                               std::nullopt,
+                               std::nullopt};
+        }
+        if (!rs->isNull(16)) {
+            HumanTicketRow h;
+            h.id = rs->getUInt64(16);
+            h.status = rs->getString(17);
+            h.opened_at = timeutil::db_to_iso(std::string(rs->getString(18)));
+            if (!rs->isNull(19)) {
+                h.closed_at = timeutil::db_to_iso(std::string(rs->getString(19)));
             }
-            TicketDetail t;
-            t.id = rs->getUInt64(1);
-            t.channel = rs->getString(2);
-            t.name = optional_string(*rs, 3);
-            t.customer = {rs->getUInt64(4),        optional_string(*rs, 5), optional_string(*rs, 6),
-                          optional_string(*rs, 7), optional_string(*rs, 8), optional_string(*rs, 9),
-                          optional_string(*rs, 10)};
-            if (!rs->isNull(11)) {
-                t.user = PersonRow{rs->getUInt64(11),
-                                   optional_string(*rs, 12),
-                                   optional_string(*rs, 13),
-                                   optional_string(*rs, 14),
-                                   optional_string(*rs, 15),
-                                   std::nullopt,
-                                   std::nullopt};
-            }
-            if (!rs->isNull(16)) {
-                HumanTicketRow h;
-                h.id = rs->getUInt64(16);
-                h.status = rs->getString(17);
-                h.opened_at = timeutil::db_to_iso(std::string(rs->getString(18)));
-                if (!rs->isNull(19)) {
-                    h.closed_at = timeutil::db_to_iso(std::string(rs->getString(19)));
-                }
-                t.human_ticket = std::move(h);
-            }
-            return t;
-        });
+            t.human_ticket = std::move(h);
+        }
+        return found;
+    });
 }
 
 }  // namespace supportcrm

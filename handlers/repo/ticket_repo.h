@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "handlers/repo/auth_repo.h"
 #include "handlers/repo/db.h"
 #include "handlers/time_util.h"
 
@@ -52,6 +53,6 @@ struct TicketDetail {
     std::optional<HumanTicketRow> human_ticket;
 };
 
-std::optional<TicketDetail> find_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id);
+Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
 
 }  // namespace supportcrm

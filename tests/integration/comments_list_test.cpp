@@ -312,3 +312,22 @@ TEST(CommentsList, OtherMethodsAreNotAllowed) {
 }
 
 }  // namespace
+
+// The list resolves the key inside its own statement, whose rows come back for a deleted
+// shop's ticket too: the shop must still be refused, with comments present or not.
+TEST(CommentsList, ADeletedShopsOwnTicketIs404ShopNotFound) {
+    const World w = it::tickets::make_world();
+    const std::string with_comments = it::tickets::create_ticket_id(w);
+    it::tickets::add_comment(w.shop, with_comments, it::object({{"text", "hello"}}));
+    const std::string without_comments = it::tickets::create_ticket_id(w);
+    it::admin({"shop", "delete", "--domain", w.shop.domain});
+    for (const std::string& id : {with_comments, without_comments}) {
+        EXPECT_TRUE(it::is_error(it::get(comments_path(id), w.shop), 404, "shop_not_found",
+                                 "Shop not found"));
+        EXPECT_TRUE(it::is_error(it::get(it::tickets::ticket_path(id), w.shop), 404,
+                                 "shop_not_found", "Shop not found"));
+        EXPECT_TRUE(
+            it::is_error(it::post_json(comments_path(id), w.shop, it::object({{"text", "after"}})),
+                         404, "shop_not_found", "Shop not found"));
+    }
+}
