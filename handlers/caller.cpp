@@ -17,6 +17,12 @@ std::optional<Response> Caller::adopt(const std::optional<Shop>& keyed) {
     return settle(keyed);
 }
 
+void Caller::accepted(std::uint64_t shop_id) {
+    state_ = State::ok;
+    shop_ = Shop{};
+    shop_.id = shop_id;
+}
+
 Response Caller::after_key_checks(Db& db, Response response) {
     if (auto key_error = resolve(db)) {
         return std::move(*key_error);

@@ -33,6 +33,10 @@ class Caller {
     // which for a statement that always returns the key's row means the key is unknown.
     std::optional<Response> adopt(const std::optional<Shop>& keyed);
 
+    // A keyed write succeeded, so the key leads to this live shop; only its id is known
+    // (shop().domain stays empty).
+    void accepted(std::uint64_t shop_id);
+
     // A response that must not overtake the key's checks: the key's own error if it has one,
     // else `response`.
     Response after_key_checks(Db& db, Response response);

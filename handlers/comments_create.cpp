@@ -42,26 +42,28 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
 }  // namespace
 
 Response create_comment(HandlerContext& ctx) {
+    // Path and body are checked before the key is looked up (its statement is the ticket's
+    // update); an error found first waits for the key's own checks, which come first.
     auto ticket_id = parse_path_id(ctx.path_id, "ticketId");
     if (ticket_id.error) {
-        return std::move(*ticket_id.error);
+        return ctx.caller.after_key_checks(ctx.db, std::move(*ticket_id.error));
     }
     auto body = read_json_object(ctx);
     if (body.error) {
-        return std::move(*body.error);
+        return ctx.caller.after_key_checks(ctx.db, std::move(*body.error));
     }
     FieldReader fields(body.value);
     NewComment comment =
         read_new_comment(fields, body.value, ctx.request.body(), timeutil::now_ms());
     if (!fields.ok()) {
-        return errors::validation(fields.error());
+        return ctx.caller.after_key_checks(ctx.db, errors::validation(fields.error()));
     }
     std::optional<AddedComment> added =
-        add_comment(ctx.db, ctx.caller.shop().id, ticket_id.value, comment);
+        add_comment(ctx.db, ctx.caller.key_digest(), ticket_id.value, comment);
     if (!added) {
-        return errors::ticket_not_found();
+        return ctx.caller.after_key_checks(ctx.db, errors::ticket_not_found());
     }
-
+    ctx.caller.accepted(added->shop_id);
     Response r;
     r.status = 201;
     JsonWriter w(r.body);

@@ -1,49 +1,41 @@
 #include "handlers/repo/comment_repo.h"
 
+#include <stdexcept>
+
 namespace supportcrm {
 
-std::optional<AddedComment> add_comment(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                                        const NewComment& c) {
+std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
+                                        std::uint64_t ticket_id, const NewComment& c) {
     Transaction tx(db);
-    std::optional<std::string> ticket_channel =
-        db.run(Stmt::conversation_lock_for_comment,
-               [&](sql::PreparedStatement& st) -> std::optional<std::string> {
-                   st.setUInt64(1, ticket_id);
-                   st.setUInt64(2, shop_id);
-                   ResultSetPtr rs(st.executeQuery());
-                   if (!rs->next()) {
-                       return std::nullopt;
-                   }
-                   return std::string(rs->getString(1));
-               });
-    if (!ticket_channel) {
-        return std::nullopt;  // the destructor rolls back (nothing was written)
-    }
-    AddedComment added;
-    added.channel = c.channel ? *c.channel : *ticket_channel;
     std::string time = timeutil::format_db(c.time);
-    added.id = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setString(2, c.text);
-        st.setString(3, time);
-        st.setString(4, added.channel);
-        st.setBoolean(5, c.is_from_shop);
-        bind_optional(st, 6, c.subject);
-        bind_optional(st, 7, c.from_email);
-        st.setString(8, c.to_emails_json);
-        bind_optional(st, 9, c.attachments_json);
-        st.setString(10, c.tags_json);
-        st.setString(11, timeutil::format_db(c.created_at));
-        ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        return rs->getUInt64(1);
-    });
-    db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
+    bool touched = db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
         st.setBoolean(3, !c.is_from_shop);
         st.setUInt64(4, ticket_id);
-        st.executeUpdate();
+        st.setString(5, key_digest);
+        return st.executeUpdate() > 0;
+    });
+    if (!touched) {
+        return std::nullopt;  // the destructor rolls back (nothing was written)
+    }
+    AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
+        st.setString(1, c.text);
+        st.setString(2, time);
+        bind_optional(st, 3, c.channel);
+        st.setBoolean(4, c.is_from_shop);
+        bind_optional(st, 5, c.subject);
+        bind_optional(st, 6, c.from_email);
+        st.setString(7, c.to_emails_json);
+        bind_optional(st, 8, c.attachments_json);
+        st.setString(9, c.tags_json);
+        st.setString(10, timeutil::format_db(c.created_at));
+        st.setUInt64(11, ticket_id);
+        ResultSetPtr rs(st.executeQuery());
+        if (!rs->next()) {
+            throw std::logic_error("message insert returned no row for a locked ticket");
+        }
+        return AddedComment{rs->getUInt64(1), rs->getString(2), rs->getUInt64(3)};
     });
     tx.commit();
     return added;

@@ -27,13 +27,15 @@ struct NewComment {
 struct AddedComment {
     std::uint64_t id = 0;
     std::string channel;  // the one stored (given or inherited)
+    std::uint64_t shop_id = 0;
 };
 
-// In one transaction: locks the ticket row (nullopt when the ticket is not in the shop),
-// inserts the message, and sets the ticket's lastMessage, lastMessageTime and, for a message
-// not from the shop, unReadChatCount = 1. Nothing is written unless all of it is.
-std::optional<AddedComment> add_comment(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                                        const NewComment& comment);
+// In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not
+// from the shop, unReadChatCount = 1 (locking the ticket's row), then inserts the message.
+// nullopt, with nothing written, when the key with this digest has no live shop with that
+// ticket: resolve the key to tell which.
+std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
+                                        std::uint64_t ticket_id, const NewComment& comment);
 
 struct CommentRow {
     std::uint64_t id = 0;

@@ -85,17 +85,21 @@ const StatementSpec kStatements[] = {
      "LEFT JOIN users u ON u.id = c.assigned_to "
      "LEFT JOIN human_tickets h ON h.conversation_id = c.id) "
      "ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH},
-    // The row lock orders concurrent comments on one ticket, so lastMessage always ends up
-    // describing the comment whose update committed last.
-    {Stmt::conversation_lock_for_comment, "conversation_lock_for_comment",
-     "SELECT channel FROM conversations WHERE id = ? AND shop_id = ? FOR UPDATE"},
+    // A comment is two writes in one transaction, the ticket first: its row lock orders
+    // concurrent comments on one ticket, so lastMessage always describes the comment whose
+    // transaction committed last. The update also checks the key and its shop (matched rows
+    // are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
+    {Stmt::conversation_touch, "conversation_touch",
+     "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
+     "SET c.last_message = ?, c.last_message_time = ?, "
+     "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "
+     "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL"},
     {Stmt::message_insert, "message_insert",
      "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
      "from_email, to_emails, attachments, tags, created_at) "
-     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"},
-    {Stmt::conversation_touch, "conversation_touch",
-     "UPDATE conversations SET last_message = ?, last_message_time = ?, "
-     "unread_chat_count = IF(?, 1, unread_chat_count) WHERE id = ?"},
+     "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
+     "RETURNING id, channel, "
+     "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id)"},
     // One round trip for a ticket with comments: the key's shop and the ticket's customer come
     // on every row. Inner joins let the rows come in index order (time, id); a LEFT JOIN here
     // made MariaDB sort them through an on-disk temporary table (MEDIUMTEXT columns). No rows:
@@ -252,6 +256,8 @@ void Db::connect() {
     // Never let the library reconnect behind our back: it would drop the prepared statements
     // and session settings silently. We reconnect ourselves (Db::connect) and re-prepare.
     options["OPT_RECONNECT"] = false;
+    // An UPDATE reports the rows it matched, not only those it changed: "is the row there?"
+    options["CLIENT_FOUND_ROWS"] = true;
     try {
         sql::mysql::MySQL_Driver* driver = sql::mysql::get_mysql_driver_instance();
         connection_.reset(driver->connect(options));

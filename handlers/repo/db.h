@@ -36,9 +36,8 @@ enum class Stmt {
     human_ticket_insert,
     ticket_detail,
     // comments
-    conversation_lock_for_comment,
-    message_insert,
     conversation_touch,
+    message_insert,
     comments_of_ticket,
     ticket_customer,
     // csat

@@ -62,6 +62,27 @@ TEST(Atomicity, CommentIsNotKeptWhenTheTicketUpdateFails) {
     EXPECT_EQ(db.scalar("SELECT last_message FROM conversations WHERE id = ?", {ticket}), "after");
 }
 
+// The ticket is updated first (its row lock orders concurrent comments), the comment inserted
+// second: a failing insert must take the ticket's update back with it.
+TEST(Atomicity, TicketIsNotTouchedWhenTheCommentInsertFails) {
+    tickets::World w = tickets::make_world();
+    std::string ticket = tickets::create_ticket_id(w, object({{"lastMessage", "before"}}));
+    std::string marker = "fail-" + unique_suffix();
+    SqlDb db;
+    HttpResponse r;
+    {
+        InjectedFailure failure(db, "messages", "INSERT", "NEW.text = '" + marker + "'");
+        r = http_unchecked("POST", tickets::comments_path(ticket), json_headers(w.shop),
+                           to_json(object({{"text", marker}, {"isFromShop", false}})));
+    }
+    EXPECT_TRUE(is_error(r, 500, "internal_error", "Internal server error"));
+    EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}), "0");
+    EXPECT_EQ(db.scalar("SELECT last_message FROM conversations WHERE id = ?", {ticket}), "before");
+    EXPECT_EQ(db.scalar("SELECT unread_chat_count FROM conversations WHERE id = ?", {ticket}), "0");
+    ASSERT_TRUE(r.header("x-request-id"));
+    EXPECT_TRUE(wait_for_log(*r.header("x-request-id") + " database error in message_insert"));
+}
+
 TEST(Atomicity, SurveyIsNotKeptWhenItsDayCountFails) {
     tickets::World w = tickets::make_world();
     std::string ticket = tickets::create_ticket_id(w);

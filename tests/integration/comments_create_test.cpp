@@ -2,8 +2,10 @@
 // comment, defaults from the conversation, isFromShop / toEmails / tags / attachments rules,
 // lengths and datetimes, the update of the conversation in the same transaction, the order of
 // checks, shop isolation, and ids above 2^53.
+#include <latch>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -551,3 +553,39 @@ TEST(CommentsCreate, KeyAndShopComeFirst) {
 }
 
 }  // namespace
+
+// Concurrent comments on one ticket: every one is kept (no deadlock, no lost write), and the
+// ticket's lastMessage describes the comment whose transaction came last. The ticket's row lock
+// is taken before the comment is inserted, so that is the comment with the highest id.
+TEST(CommentsCreate, ConcurrentCommentsOnOneTicketKeepLastMessageConsistent) {
+    const World w = it::tickets::make_world();
+    const std::string ticket = it::tickets::create_ticket_id(w);
+    constexpr int kWriters = 16;
+    std::vector<long> statuses(kWriters, 0);
+    std::latch start(kWriters);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kWriters; ++i) {
+        threads.emplace_back([&, i] {
+            const std::string body =
+                it::to_json(object({{"text", "concurrent " + std::to_string(i)}}));
+            start.arrive_and_wait();
+            try {
+                statuses[i] =
+                    it::http("POST", comments_path(ticket), it::json_headers(w.shop), body).status;
+            } catch (const std::exception&) {
+                statuses[i] = -1;
+            }
+        });
+    }
+    for (auto& t : threads) {
+        t.join();
+    }
+    EXPECT_EQ(statuses, std::vector<long>(kWriters, 201));
+    it::tickets::SqlDb db;
+    EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}),
+              std::to_string(kWriters));
+    EXPECT_EQ(db.scalar("SELECT last_message FROM conversations WHERE id = ?", {ticket}),
+              db.scalar("SELECT text FROM messages WHERE conversation_id = ? "
+                        "ORDER BY id DESC LIMIT 1",
+                        {ticket}));
+}
