@@ -18,7 +18,7 @@ const Route kRoutes[] = {
     {"GET",  "/api/v1/tickets/{id}",           get_ticket,           Route::in_statement},
     {"GET",  "/api/v1/tickets/{id}/comments",  list_ticket_comments, Route::in_statement},
     {"POST", "/api/v1/tickets/{id}/comments",  create_comment,       Route::in_statement},
-    {"GET",  "/api/v1/csat",                   list_csat,            Route::resolved_first},
+    {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},
     {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
     {"GET",  "/healthz",                       healthz,              Route::none},
 };

@@ -30,9 +30,10 @@ struct StatementSpec {
     "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
     "c.social_b_pseudo, c.cms, c.number_of_orders, c.created_at, c.cms_created_at"
 
-#define SUPPORTCRM_SURVEY_COLUMNS                                                                 \
-    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, s.created_at, sh.domain, " \
-    "s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
+#define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                                \
+    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, s.created_at, " domain \
+    ", s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
+#define SUPPORTCRM_SURVEY_COLUMNS SUPPORTCRM_SURVEY_COLUMNS_WITH("sh.domain")
 #define SUPPORTCRM_SURVEY_JOINS                                         \
     "JOIN surveys s ON s.id = p.id JOIN shops sh ON sh.id = s.shop_id " \
     "JOIN customers cu ON cu.id = s.customer_id"
@@ -136,6 +137,29 @@ const StatementSpec kStatements[] = {
      "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "
      "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "
      "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
+    // Shop scope in one statement, so in one snapshot without a transaction: the key's shop,
+    // the window's counts per mark (whole days from the daily counts, the partial first day
+    // from the rows; each a string "n1 n2 n3 n4 n5", evaluated once: the key's shop is a
+    // constant table) and the page, one survey per row, read backwards along the index and
+    // stopped after the page. No rows (an unknown key, an empty window, a page past the end):
+    // the caller resolves the key and falls back to csat_page_shop + csat_stats_shop. (A LEFT
+    // JOIN would keep the key's row, but MariaDB then sorts the whole window.)
+    {Stmt::csat_page_for_key, "csat_page_for_key",
+     "SELECT " SUPPORTCRM_SURVEY_COLUMNS_WITH(
+         "ks.domain") ", "
+                      "(SELECT CONCAT_WS(' ', SUM(IF(d.mark = 1, d.count, 0)), SUM(IF(d.mark = 2, "
+                      "d.count, 0)), "
+                      "SUM(IF(d.mark = 3, d.count, 0)), SUM(IF(d.mark = 4, d.count, 0)), "
+                      "SUM(IF(d.mark = 5, d.count, 0))) FROM survey_daily_counts d "
+                      "WHERE d.shop_id = ks.id AND d.day BETWEEN ? AND ?), "
+                      "(SELECT CONCAT_WS(' ', SUM(r.mark = 1), SUM(r.mark = 2), SUM(r.mark = 3), "
+                      "SUM(r.mark = 4), "
+                      "SUM(r.mark = 5)) FROM surveys r WHERE r.shop_id = ks.id AND r.created_at "
+                      "BETWEEN ? AND ?), " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+                      " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "
+                      "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "
+                      "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH
+                      " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
     // Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are
     // sorted as a whole.
     {Stmt::csat_page_brand, "csat_page_brand",

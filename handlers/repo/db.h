@@ -45,6 +45,7 @@ enum class Stmt {
     survey_insert,
     survey_day_count_bump,
     csat_page_shop,
+    csat_page_for_key,
     csat_page_brand,
     brand_shop_ids,
     csat_stats_shop,

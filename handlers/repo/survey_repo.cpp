@@ -3,7 +3,9 @@
 #include <cppconn/datatype.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iterator>
+#include <stdexcept>
 
 namespace supportcrm {
 namespace {
@@ -57,6 +59,26 @@ StatsRanges stats_ranges(const CsatQuery& q) {
     r.raw_to = partial_first_day ? timeutil::format_db(std::min(first_whole_day - 1, q.end))
                                  : timeutil::format_db(q.start - 1);  // empty
     return r;
+}
+
+// "n1 n2 n3 n4 n5" (marks 1..5) added to by_mark; an empty or NULL text adds nothing (no rows).
+void add_counts_text(const sql::ResultSet& rs, unsigned column,
+                     std::array<std::uint64_t, 6>& by_mark) {
+    if (rs.isNull(column)) {
+        return;
+    }
+    sql::SQLString text = rs.getString(column);
+    const char* p = text.c_str();
+    const char* end = p + text.length();
+    for (std::size_t mark = 1; mark <= 5 && p < end; ++mark) {
+        std::uint64_t n = 0;
+        auto [next, ec] = std::from_chars(p, end, n);
+        if (ec != std::errc()) {
+            throw std::runtime_error("csat_page_for_key: unexpected counts text");
+        }
+        by_mark[mark] += n;
+        p = next < end ? next + 1 : next;  // the separating space
+    }
 }
 
 std::vector<SurveyRow> page_of(Db& db, Stmt stmt, std::uint64_t scope_id, const std::string& from,
@@ -211,6 +233,33 @@ CsatResult query_csat(Db& db, const CsatQuery& q) {
     }
     tx.commit();
     return out;
+}
+
+Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
+                                          const CsatQuery& q) {
+    StatsRanges ranges = stats_ranges(q);
+    return db.run(Stmt::csat_page_for_key, [&](sql::PreparedStatement& st) {
+        st.setString(1, ranges.whole_from);
+        st.setString(2, ranges.whole_to);
+        st.setString(3, ranges.raw_from);
+        st.setString(4, ranges.raw_to);
+        st.setString(5, timeutil::format_db(q.start));
+        st.setString(6, timeutil::format_db(q.end));
+        st.setString(7, key_digest);
+        st.setUInt64(8, q.limit);
+        st.setUInt64(9, q.offset);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<CsatResult> found;
+        while (rs->next()) {
+            if (!found.value) {
+                found.key = read_keyed_shop(*rs, 16);
+                add_counts_text(*rs, 14, found.value.emplace().by_mark);
+                add_counts_text(*rs, 15, found.value->by_mark);
+            }
+            found.value->surveys.push_back(read_survey(*rs));
+        }
+        return found;
+    });
 }
 
 }  // namespace supportcrm

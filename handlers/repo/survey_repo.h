@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "handlers/repo/auth_repo.h"
 #include "handlers/repo/db.h"
 #include "handlers/time_util.h"
 
@@ -63,5 +64,11 @@ struct CsatResult {
 
 // The page and the window's counts, read in one consistent snapshot.
 CsatResult query_csat(Db& db, const CsatQuery& query);
+
+// Shop scope for the shop of the key with this digest, in one statement (query.scope_id and
+// query.brand are not used). Neither key nor value when no row came back: an unknown key, an
+// empty window or a page past its end; resolve the key, then query_csat().
+Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
+                                          const CsatQuery& query);
 
 }  // namespace supportcrm

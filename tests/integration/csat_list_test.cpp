@@ -318,6 +318,19 @@ TEST(CsatList, KeyIsCheckedBeforeTheQuery) {
     EXPECT_TRUE(it::is_error(r, 401, "missing_api_key", "API key is required"));
 }
 
+// Shop scope resolves the key inside the statement that reads the page, whose rows come back
+// for a deleted shop's surveys too: the shop must still be refused, in every scope.
+TEST(CsatList, ADeletedShopsOwnSurveysAre404ShopNotFound) {
+    const CsatShop s = it::csat::make_csat_shop();
+    it::csat::add_survey(s, 4, at("2025-03-10T08:00:00.000Z"));
+    it::admin({"shop", "delete", "--domain", s.shop.domain});
+    for (const std::string scope : {"shop", "brand"}) {
+        const HttpResponse r =
+            it::get(it::csat::csat_path({{"startDate", "2025-03-10"}, {"scope", scope}}), s.shop);
+        EXPECT_TRUE(it::is_error(r, 404, "shop_not_found", "Shop not found")) << scope;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Pagination.
 
