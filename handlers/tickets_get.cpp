@@ -29,11 +29,11 @@ Response get_ticket(HandlerContext& ctx) {
         return ctx.caller.after_key_checks(ctx.db, std::move(*id.error));
     }
     Keyed<TicketDetail> found = find_ticket(ctx.db, ctx.caller.key_digest(), id.value);
+    if (!found.value) {
+        return ctx.caller.after_key_checks(ctx.db, errors::ticket_not_found());
+    }
     if (auto key_error = ctx.caller.adopt(found.key)) {
         return std::move(*key_error);
-    }
-    if (!found.value) {
-        return errors::ticket_not_found();
     }
     const TicketDetail& ticket = *found.value;
     Response r;

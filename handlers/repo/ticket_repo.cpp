@@ -69,9 +69,6 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
             return found;
         }
         found.key = read_keyed_shop(*rs, 20);
-        if (rs->isNull(1)) {
-            return found;
-        }
         TicketDetail& t = found.value.emplace();
         t.id = rs->getUInt64(1);
         t.channel = rs->getString(2);

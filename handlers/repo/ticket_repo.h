@@ -53,6 +53,8 @@ struct TicketDetail {
     std::optional<HumanTicketRow> human_ticket;
 };
 
+// The ticket with the key's shop, in one statement. Neither key nor value when no row came back
+// (an unknown key or no such ticket in a live shop): resolve the key, then 404.
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
 
 }  // namespace supportcrm
