@@ -101,18 +101,39 @@ Millis to_ms(const DateParts& d, int hh, int mm, int ss, int ms) {
     return ((days * 24 + hh) * 60 + mm) * 60'000 + static_cast<Millis>(ss) * 1000 + ms;
 }
 
+// Writes v as exactly `width` decimal digits ending just before `end`.
+void put_digits(char* end, unsigned v, int width) {
+    for (int i = 0; i < width; ++i) {
+        *--end = static_cast<char>('0' + v % 10);
+        v /= 10;
+    }
+}
+
 std::string format(Millis ms, char separator, bool zulu) {
     std::int64_t days = ms >= 0 ? ms / kMillisPerDay : -((-ms + kMillisPerDay - 1) / kMillisPerDay);
-    Millis in_day = ms - days * kMillisPerDay;
+    auto in_day = static_cast<unsigned>(ms - days * kMillisPerDay);
     int y;
     unsigned m, d;
     civil_from_days(days, y, m, d);
-    char buf[64];
-    int n = std::snprintf(
-        buf, sizeof buf, "%04d-%02u-%02u%c%02d:%02d:%02d.%03d%s", y, m, d, separator,
-        static_cast<int>(in_day / 3'600'000), static_cast<int>(in_day / 60'000 % 60),
-        static_cast<int>(in_day / 1000 % 60), static_cast<int>(in_day % 1000), zulu ? "Z" : "");
-    return std::string(buf, static_cast<std::size_t>(n));
+    if (y < 0 || y > 9999) {  // never from a DATETIME; printf copes with any width and sign
+        char buf[64];
+        int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02u%c%02u:%02u:%02u.%03u%s", y, m, d,
+                              separator, in_day / 3'600'000, in_day / 60'000 % 60,
+                              in_day / 1000 % 60, in_day % 1000, zulu ? "Z" : "");
+        return std::string(buf, static_cast<std::size_t>(n));
+    }
+    // Hand-written: this runs for every timestamp of every response, and printf's format
+    // parsing was the largest single cost of a page of comments.
+    char buf[] = "YYYY-MM-DD HH:MM:SS.mmmZ";
+    put_digits(buf + 4, static_cast<unsigned>(y), 4);
+    put_digits(buf + 7, m, 2);
+    put_digits(buf + 10, d, 2);
+    buf[10] = separator;
+    put_digits(buf + 13, in_day / 3'600'000, 2);
+    put_digits(buf + 16, in_day / 60'000 % 60, 2);
+    put_digits(buf + 19, in_day / 1000 % 60, 2);
+    put_digits(buf + 23, in_day % 1000, 3);
+    return std::string(buf, zulu ? 24 : 23);
 }
 
 // DATETIME holds years 1000..9999; keep instants inside that so the database never rejects
@@ -203,29 +224,6 @@ std::string format_iso(Millis ms) {
 
 std::string format_db(Millis ms) {
     return format(ms, ' ', false);
-}
-
-std::optional<Millis> parse_db(std::string_view s) {
-    std::size_t pos = 0;
-    DateParts d{};
-    int hh = 0, mm = 0, ss = 0, ms = 0;
-    if (!read_date(s, pos, d) || !expect(s, pos, ' ') || !digits(s, pos, 2, hh) ||
-        !expect(s, pos, ':') || !digits(s, pos, 2, mm) || !expect(s, pos, ':') ||
-        !digits(s, pos, 2, ss)) {
-        return std::nullopt;
-    }
-    if (expect(s, pos, '.')) {
-        ms = read_fraction_ms(s, pos);
-    }
-    if (pos != s.size()) {
-        return std::nullopt;
-    }
-    return to_ms(d, hh, mm, ss, ms);
-}
-
-std::string db_to_iso(std::string_view db_text) {
-    auto ms = parse_db(db_text);
-    return ms ? format_iso(*ms) : std::string();
 }
 
 Millis start_of_utc_day(Millis ms) {

@@ -30,13 +30,6 @@ std::string format_iso(Millis ms);
 // "2026-11-22 01:25:52.123", the literal a DATETIME(3) column takes.
 std::string format_db(Millis ms);
 
-// Parses what the database returns for a DATETIME: "YYYY-MM-DD HH:MM:SS[.fraction]".
-std::optional<Millis> parse_db(std::string_view s);
-
-// The database's DATETIME text as ISO 8601 with milliseconds and Z (input passed through
-// parse_db; an unparsable value yields an empty string).
-std::string db_to_iso(std::string_view db_text);
-
 Millis start_of_utc_day(Millis ms);
 
 }  // namespace supportcrm::timeutil

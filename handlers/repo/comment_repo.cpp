@@ -58,7 +58,7 @@ CommentRow read_comment(const sql::ResultSet& rs) {
     CommentRow c;
     c.id = rs.getUInt64(6);
     c.text = rs.getString(7);
-    c.time = timeutil::db_to_iso(std::string(rs.getString(8)));
+    c.time = iso_datetime(rs, 8);
     c.channel = rs.getString(9);
     c.is_from_shop = rs.getBoolean(10);
     c.subject = optional_string(rs, 11);

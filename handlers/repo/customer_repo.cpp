@@ -27,10 +27,8 @@ CustomerRow read_customer(const sql::ResultSet& rs) {
     c.social_b_pseudo = optional_string(rs, 17);
     c.cms = optional_string(rs, 18);
     c.number_of_orders = rs.getUInt64(19);
-    c.created_at = timeutil::db_to_iso(std::string(rs.getString(20)));
-    if (!rs.isNull(21)) {
-        c.cms_created_at = timeutil::db_to_iso(std::string(rs.getString(21)));
-    }
+    c.created_at = iso_datetime(rs, 20);
+    c.cms_created_at = optional_iso_datetime(rs, 21);
     return c;
 }
 

@@ -6,6 +6,7 @@
 #include <mysql_driver.h>
 
 #include "fcgi/log.h"
+#include "handlers/time_util.h"
 
 namespace supportcrm {
 namespace {
@@ -24,15 +25,22 @@ struct StatementSpec {
 #define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
 #define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
 
+// A DATETIME(3) as milliseconds since the epoch (BIGINT; session time zone is UTC): read with
+// iso_datetime(), no text formatted and parsed back on either side of the connection.
+#define SUPPORTCRM_MILLIS(column) \
+    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000 AS ms"
+
 #define SUPPORTCRM_CUSTOMER_COLUMNS                                                            \
     "c.id, c.email, c.phone_number, c.first_name, c.last_name, c.full_name, c.storefront_id, " \
     "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
     "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
-    "c.social_b_pseudo, c.cms, c.number_of_orders, c.created_at, c.cms_created_at"
+    "c.social_b_pseudo, c.cms, c.number_of_orders, " SUPPORTCRM_MILLIS(                        \
+        "c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
 
-#define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                                \
-    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, s.created_at, " domain \
-    ", s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
+#define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                              \
+    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, " SUPPORTCRM_MILLIS( \
+        "s.created_at") ", " domain                                                         \
+                        ", s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
 #define SUPPORTCRM_SURVEY_COLUMNS SUPPORTCRM_SURVEY_COLUMNS_WITH("sh.domain")
 #define SUPPORTCRM_SURVEY_JOINS                                         \
     "JOIN surveys s ON s.id = p.id JOIN shops sh ON sh.id = s.shop_id " \
@@ -81,11 +89,13 @@ const StatementSpec kStatements[] = {
      "SELECT c.id, c.channel, c.name, "
      "cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, cu.phone_number, "
      "cu.storefront_id, u.id, u.email, u.first_name, u.last_name, u.full_name, "
-     "h.id, h.status, h.opened_at, h.closed_at, " SUPPORTCRM_KEY_COLUMNS
-     " FROM " SUPPORTCRM_KEY_TABLES " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-     "JOIN customers cu ON cu.id = c.customer_id "
-     "LEFT JOIN users u ON u.id = c.assigned_to "
-     "LEFT JOIN human_tickets h ON h.conversation_id = c.id WHERE " SUPPORTCRM_KEY_MATCH},
+     "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS(
+         "h.closed_at") ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+                        " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+                        "JOIN customers cu ON cu.id = c.customer_id "
+                        "LEFT JOIN users u ON u.id = c.assigned_to "
+                        "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
+                        "WHERE " SUPPORTCRM_KEY_MATCH},
     // A comment is two writes in one transaction, the ticket first: its row lock orders
     // concurrent comments on one ticket, so lastMessage always describes the comment whose
     // transaction committed last. The update also checks the key and its shop (matched rows
@@ -107,14 +117,15 @@ const StatementSpec kStatements[] = {
     // resolve the key, then ticket_customer.
     {Stmt::comments_of_ticket, "comments_of_ticket",
      "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, "
-     "m.id, m.text, m.time, m.channel, m.is_from_shop, m.subject, m.from_email, m.to_emails, "
-     "m.attachments, m.tags, u.id, u.email, u.first_name, u.last_name, "
-     "u.full_name, " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-     "JOIN customers cu ON cu.id = c.customer_id "
-     "JOIN messages m ON m.conversation_id = c.id "
-     "LEFT JOIN users u ON u.id = m.user_id "
-     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"},
+     "m.id, m.text, " SUPPORTCRM_MILLIS(
+         "m.time") ", m.channel, m.is_from_shop, m.subject, m.from_email, m.to_emails, "
+                   "m.attachments, m.tags, u.id, u.email, u.first_name, u.last_name, "
+                   "u.full_name, " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+                   " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+                   "JOIN customers cu ON cu.id = c.customer_id "
+                   "JOIN messages m ON m.conversation_id = c.id "
+                   "LEFT JOIN users u ON u.id = m.user_id "
+                   "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"},
     // No comment rows: does the ticket exist in the shop, and whose is it?
     {Stmt::ticket_customer, "ticket_customer",
      "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name FROM conversations c "
@@ -388,6 +399,17 @@ std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned co
         return std::nullopt;
     }
     return rs.getUInt64(column);
+}
+
+std::string iso_datetime(const sql::ResultSet& rs, unsigned column) {
+    return timeutil::format_iso(rs.getInt64(column));
+}
+
+std::optional<std::string> optional_iso_datetime(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return iso_datetime(rs, column);
 }
 
 }  // namespace supportcrm

@@ -24,7 +24,7 @@ SurveyRow read_survey(const sql::ResultSet& rs) {
     if (!rs.isNull(6)) {
         s.message_id = rs.getInt64(6);
     }
-    s.created_at = timeutil::db_to_iso(std::string(rs.getString(7)));
+    s.created_at = iso_datetime(rs, 7);
     s.shop_domain = rs.getString(8);
     s.conversation_id = rs.getUInt64(9);
     s.customer = {rs.getUInt64(10), optional_string(rs, 11), optional_string(rs, 12),

@@ -89,10 +89,8 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
             HumanTicketRow h;
             h.id = rs->getUInt64(16);
             h.status = rs->getString(17);
-            h.opened_at = timeutil::db_to_iso(std::string(rs->getString(18)));
-            if (!rs->isNull(19)) {
-                h.closed_at = timeutil::db_to_iso(std::string(rs->getString(19)));
-            }
+            h.opened_at = iso_datetime(*rs, 18);
+            h.closed_at = optional_iso_datetime(*rs, 19);
             t.human_ticket = std::move(h);
         }
         return found;

@@ -45,16 +45,29 @@ TEST(TimeUtil, ImpossibleDatesAreRejected) {
     EXPECT_FALSE(parse_iso8601("0999-12-31"));  // outside DATETIME's range
 }
 
-TEST(TimeUtil, DatabaseTextRoundTrips) {
-    auto ms = parse_db("2026-11-22 01:25:52.123");
-    ASSERT_TRUE(ms);
-    EXPECT_EQ(format_db(*ms), "2026-11-22 01:25:52.123");
-    EXPECT_EQ(db_to_iso("2026-11-22 01:25:52"), "2026-11-22T01:25:52.000Z");
-    EXPECT_EQ(db_to_iso("garbage"), "");
-}
-
 TEST(TimeUtil, StartOfUtcDay) {
     auto ms = parse_iso8601("2026-11-22T13:14:15.999Z")->ms;
     EXPECT_EQ(format_iso(start_of_utc_day(ms)), "2026-11-22T00:00:00.000Z");
     EXPECT_EQ(format_iso(start_of_utc_day(-1)), "1969-12-31T00:00:00.000Z");
+}
+
+// format_iso / format_db write every field with its fixed width, across the whole DATETIME
+// range, before and after the epoch.
+TEST(TimeUtil, FormatsEveryFieldAtFixedWidthAcrossTheDatetimeRange) {
+    const char* const kInstants[] = {
+        "1000-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "1970-01-01T00:00:00.000Z",
+        "1970-01-01T00:00:00.001Z", "2024-02-29T09:05:07.010Z", "2026-11-22T13:45:30.120Z",
+        "9999-12-31T23:59:59.999Z",
+    };
+    for (const char* text : kInstants) {
+        auto p = parse_iso8601(text);
+        ASSERT_TRUE(p) << text;
+        EXPECT_EQ(format_iso(p->ms), text);
+        EXPECT_EQ(format_db(p->ms), std::string(text, 10) + " " + std::string(text + 11, 12));
+    }
+}
+
+TEST(TimeUtil, FormatsMillisecondsBelowTen) {
+    EXPECT_EQ(format_iso(7), "1970-01-01T00:00:00.007Z");
+    EXPECT_EQ(format_iso(-1), "1969-12-31T23:59:59.999Z");
 }
