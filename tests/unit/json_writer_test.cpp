@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+#include <string_view>
+
 using supportcrm::JsonWriter;
 
 TEST(JsonWriter, NestedObjectsAndArraysGetCommasRight) {
@@ -47,4 +51,78 @@ TEST(JsonWriter, OptionalStringsBecomeNull) {
         .field("b", std::optional<std::string>("v"));
     w.end_object();
     EXPECT_EQ(out, R"({"a":null,"b":"v"})");
+}
+
+namespace {
+
+// The plain definition the fast path must agree with: one byte at a time.
+std::string escaped_bytewise(std::string_view s) {
+    static const char kHex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            default:
+                if (c < 0x20) {
+                    out += "\\u00";
+                    out += kHex[c >> 4];
+                    out += kHex[c & 0xF];
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+// Every byte value that matters, at every offset of an 8-byte word and at the end of texts of
+// every length up to 40, among plain ASCII and UTF-8 bytes (0x80 and above must never count as
+// special, nor hide a special byte next to them).
+TEST(JsonWriter, WordAtATimeEscapingMatchesBytewiseEscaping) {
+    const unsigned char kSpecial[] = {0x00, 0x01, 0x08, 0x0a, 0x1f, 0x20, 0x21, '"',
+                                      '\\', 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdf, 0xff};
+    for (std::size_t len = 0; len <= 40; ++len) {
+        for (const char* filler : {"abcdefgh", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"}) {
+            std::string base;
+            for (std::size_t i = 0; i < len; ++i) {
+                base += filler[i % std::strlen(filler)];
+            }
+            for (std::size_t pos = 0; pos < len; ++pos) {
+                for (unsigned char special : kSpecial) {
+                    std::string text = base;
+                    text[pos] = static_cast<char>(special);
+                    std::string out;
+                    supportcrm::append_json_string(out, text);
+                    ASSERT_EQ(out, escaped_bytewise(text))
+                        << "len " << len << " pos " << pos << " byte " << int(special);
+                }
+            }
+            std::string out;
+            supportcrm::append_json_string(out, base);
+            ASSERT_EQ(out, escaped_bytewise(base));
+        }
+    }
 }
