@@ -21,12 +21,13 @@ struct StatementSpec {
 // key's shop is joined in, its columns come last (read_keyed_shop) and the key's digest is the
 // last placeholder. Its row tells an unknown key (no row, or none at all), a deleted shop and
 // a missing record apart, in the contract's order (see handlers/caller.h).
-#define SUPPORTCRM_KEY_COLUMNS "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL"
+#define SUPPORTCRM_KEY_COLUMNS "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted"
 #define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
 #define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
 
 // A DATETIME(3) as milliseconds since the epoch (BIGINT; session time zone is UTC): read with
 // iso_datetime(), no text formatted and parsed back on either side of the connection.
+// Expressions get short aliases: Connector/C++ upper-cases every column name of every result.
 #define SUPPORTCRM_MILLIS(column) \
     "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000 AS ms"
 
@@ -42,6 +43,19 @@ struct StatementSpec {
         "s.created_at") ", " domain                                                         \
                         ", s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
 #define SUPPORTCRM_SURVEY_COLUMNS SUPPORTCRM_SURVEY_COLUMNS_WITH("sh.domain")
+#define SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP SUPPORTCRM_SURVEY_COLUMNS_WITH("ks.domain")
+
+// The key's shop's surveys per mark as "n1 n2 n3 n4 n5": whole days from the daily counts
+// (DATE range), the partial first day from the surveys themselves (DATETIME range).
+#define SUPPORTCRM_DAY_COUNTS                                                                   \
+    "(SELECT CONCAT_WS(' ', SUM(IF(d.mark = 1, d.count, 0)), SUM(IF(d.mark = 2, d.count, 0)), " \
+    "SUM(IF(d.mark = 3, d.count, 0)), SUM(IF(d.mark = 4, d.count, 0)), "                        \
+    "SUM(IF(d.mark = 5, d.count, 0))) FROM survey_daily_counts d "                              \
+    "WHERE d.shop_id = ks.id AND d.day BETWEEN ? AND ?) AS day_counts"
+#define SUPPORTCRM_RAW_COUNTS                                                    \
+    "(SELECT CONCAT_WS(' ', SUM(r.mark = 1), SUM(r.mark = 2), SUM(r.mark = 3), " \
+    "SUM(r.mark = 4), SUM(r.mark = 5)) FROM surveys r "                          \
+    "WHERE r.shop_id = ks.id AND r.created_at BETWEEN ? AND ?) AS raw_counts"
 #define SUPPORTCRM_SURVEY_JOINS                                         \
     "JOIN surveys s ON s.id = p.id JOIN shops sh ON sh.id = s.shop_id " \
     "JOIN customers cu ON cu.id = s.customer_id"
@@ -156,21 +170,12 @@ const StatementSpec kStatements[] = {
     // the caller resolves the key and falls back to csat_page_shop + csat_stats_shop. (A LEFT
     // JOIN would keep the key's row, but MariaDB then sorts the whole window.)
     {Stmt::csat_page_for_key, "csat_page_for_key",
-     "SELECT " SUPPORTCRM_SURVEY_COLUMNS_WITH(
-         "ks.domain") ", "
-                      "(SELECT CONCAT_WS(' ', SUM(IF(d.mark = 1, d.count, 0)), SUM(IF(d.mark = 2, "
-                      "d.count, 0)), "
-                      "SUM(IF(d.mark = 3, d.count, 0)), SUM(IF(d.mark = 4, d.count, 0)), "
-                      "SUM(IF(d.mark = 5, d.count, 0))) FROM survey_daily_counts d "
-                      "WHERE d.shop_id = ks.id AND d.day BETWEEN ? AND ?), "
-                      "(SELECT CONCAT_WS(' ', SUM(r.mark = 1), SUM(r.mark = 2), SUM(r.mark = 3), "
-                      "SUM(r.mark = 4), "
-                      "SUM(r.mark = 5)) FROM surveys r WHERE r.shop_id = ks.id AND r.created_at "
-                      "BETWEEN ? AND ?), " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-                      " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "
-                      "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "
-                      "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH
-                      " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
+     "SELECT " SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS
+     ", " SUPPORTCRM_RAW_COUNTS ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+     " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "
+     "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "
+     "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH
+     " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
     // Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are
     // sorted as a whole.
     {Stmt::csat_page_brand, "csat_page_brand",
