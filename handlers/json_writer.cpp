@@ -1,5 +1,6 @@
 #include "handlers/json_writer.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -12,8 +13,19 @@ namespace supportcrm {
 
 namespace {
 
+// Bytes that need escaping in a JSON string: control characters (below 0x20), '"' and '\\'.
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 0x20; ++c) {
+        table[static_cast<std::size_t>(c)] = true;
+    }
+    table['"'] = true;
+    table['\\'] = true;
+    return table;
+}();
+
 bool byte_needs_escape(unsigned char c) {
-    return c < 0x20 || c == '"' || c == '\\';
+    return kNeedsEscape[c];
 }
 
 #if defined(__SSE2__)
@@ -89,7 +101,6 @@ void append_escape(std::string& out, unsigned char c) {
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
-    out.reserve(out.size() + s.size() + 2);
     out.push_back('"');
     std::size_t run = 0;  // start of the pending run of bytes that need no escaping
     for (std::size_t i = next_to_escape(s, 0); i < s.size(); i = next_to_escape(s, run)) {
@@ -145,8 +156,8 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
     before_value();
-    append_json_string(out_, name);
-    out_.push_back(':');
+    // Member names are the API's own literals and never need escaping (json_writer.h).
+    out_.append(1, '"').append(name).append("\":", 2);
     after_key_ = true;
     return *this;
 }

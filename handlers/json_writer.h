@@ -18,6 +18,8 @@ class JsonWriter {
     JsonWriter& end_object();
     JsonWriter& begin_array();
     JsonWriter& end_array();
+    // name is one of the API's member names: written as it is, so it must not contain a
+    // character that JSON would need escaped (a control character, '"' or '\\').
     JsonWriter& key(std::string_view name);
 
     JsonWriter& string(std::string_view value);
