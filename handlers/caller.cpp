@@ -17,10 +17,9 @@ std::optional<Response> Caller::adopt(const std::optional<Shop>& keyed) {
     return settle(keyed);
 }
 
-void Caller::accepted(std::uint64_t shop_id) {
+void Caller::accepted(Shop shop) {
     state_ = State::ok;
-    shop_ = Shop{};
-    shop_.id = shop_id;
+    shop_ = std::move(shop);
 }
 
 Response Caller::after_key_checks(Db& db, Response response) {

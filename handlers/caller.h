@@ -27,21 +27,20 @@ class Caller {
 
     // nullopt when the key leads to a live shop (shop() is then valid), else the response.
     // Runs the key's statement only if the key has not been resolved yet.
-    std::optional<Response> resolve(Db& db);
+    [[nodiscard]] std::optional<Response> resolve(Db& db);
 
     // The key columns of a keyed statement's row (read_keyed_shop()); nullopt for no row,
     // which for a statement that always returns the key's row means the key is unknown.
-    std::optional<Response> adopt(const std::optional<Shop>& keyed);
+    [[nodiscard]] std::optional<Response> adopt(const std::optional<Shop>& keyed);
 
-    // A keyed write succeeded, so the key leads to this live shop; only its id is known
-    // (shop().domain stays empty).
-    void accepted(std::uint64_t shop_id);
+    // A keyed write succeeded, which it only does for a live shop of the key: this one.
+    // (After a comment only the id is known; shop().domain is then empty.)
+    void accepted(Shop shop);
 
     // A response that must not overtake the key's checks: the key's own error if it has one,
     // else `response`.
-    Response after_key_checks(Db& db, Response response);
+    [[nodiscard]] Response after_key_checks(Db& db, Response response);
 
-    bool resolved() const { return state_ == State::ok; }
     const Shop& shop() const;
     std::optional<std::uint64_t> shop_id() const;  // for the access log
 

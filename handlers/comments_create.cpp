@@ -63,7 +63,9 @@ Response create_comment(HandlerContext& ctx) {
     if (!added) {
         return ctx.caller.after_key_checks(ctx.db, errors::ticket_not_found());
     }
-    ctx.caller.accepted(added->shop_id);
+    Shop shop;
+    shop.id = added->shop_id;
+    ctx.caller.accepted(std::move(shop));
     Response r;
     r.status = 201;
     JsonWriter w(r.body);

@@ -50,7 +50,7 @@ Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
     InsertedCustomer inserted = insert_customer(ctx.db, ctx.caller.key_digest(), customer);
     switch (inserted.result) {
         case InsertedCustomer::Result::inserted:
-            ctx.caller.adopt(inserted.shop);
+            ctx.caller.accepted(std::move(inserted.shop));
             out.customer = row_of_new_customer(inserted.id, customer);
             out.created = true;
             return out;
