@@ -17,6 +17,10 @@ struct StatementSpec {
     const char* sql;
 };
 
+// The SQL below is laid out by hand: clang-format splits string literals around macro calls
+// in ways that make the statements hard to read.
+// clang-format off
+
 // A keyed statement resolves the request's API key in the round trip that does the work: the
 // key's shop is joined in, its columns come last (read_keyed_shop) and the key's digest is the
 // last placeholder. Its row tells an unknown key (no row, or none at all), a deleted shop and
@@ -35,13 +39,13 @@ struct StatementSpec {
     "c.id, c.email, c.phone_number, c.first_name, c.last_name, c.full_name, c.storefront_id, " \
     "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
     "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
-    "c.social_b_pseudo, c.cms, c.number_of_orders, " SUPPORTCRM_MILLIS(                        \
-        "c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
+    "c.social_b_pseudo, c.cms, c.number_of_orders, "                                           \
+    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
 
-#define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                              \
-    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, " SUPPORTCRM_MILLIS( \
-        "s.created_at") ", " domain                                                         \
-                        ", s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
+#define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                   \
+    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, "         \
+    SUPPORTCRM_MILLIS("s.created_at") ", " domain ", "                           \
+    "s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
 #define SUPPORTCRM_SURVEY_COLUMNS SUPPORTCRM_SURVEY_COLUMNS_WITH("sh.domain")
 #define SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP SUPPORTCRM_SURVEY_COLUMNS_WITH("ks.domain")
 
@@ -103,13 +107,14 @@ const StatementSpec kStatements[] = {
      "SELECT c.id, c.channel, c.name, "
      "cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, cu.phone_number, "
      "cu.storefront_id, u.id, u.email, u.first_name, u.last_name, u.full_name, "
-     "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS(
-         "h.closed_at") ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-                        " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-                        "JOIN customers cu ON cu.id = c.customer_id "
-                        "LEFT JOIN users u ON u.id = c.assigned_to "
-                        "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
-                        "WHERE " SUPPORTCRM_KEY_MATCH},
+     "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at") ", "
+     SUPPORTCRM_KEY_COLUMNS
+     " FROM " SUPPORTCRM_KEY_TABLES
+     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+     "JOIN customers cu ON cu.id = c.customer_id "
+     "LEFT JOIN users u ON u.id = c.assigned_to "
+     "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
+     "WHERE " SUPPORTCRM_KEY_MATCH},
     // A comment is two writes in one transaction, the ticket first: its row lock orders
     // concurrent comments on one ticket, so lastMessage always describes the comment whose
     // transaction committed last. The update also checks the key and its shop (matched rows
@@ -131,15 +136,15 @@ const StatementSpec kStatements[] = {
     // resolve the key, then ticket_customer.
     {Stmt::comments_of_ticket, "comments_of_ticket",
      "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, "
-     "m.id, m.text, " SUPPORTCRM_MILLIS(
-         "m.time") ", m.channel, m.is_from_shop, m.subject, m.from_email, m.to_emails, "
-                   "m.attachments, m.tags, u.id, u.email, u.first_name, u.last_name, "
-                   "u.full_name, " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-                   " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-                   "JOIN customers cu ON cu.id = c.customer_id "
-                   "JOIN messages m ON m.conversation_id = c.id "
-                   "LEFT JOIN users u ON u.id = m.user_id "
-                   "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"},
+     "m.id, m.text, " SUPPORTCRM_MILLIS("m.time") ", m.channel, m.is_from_shop, m.subject, "
+     "m.from_email, m.to_emails, m.attachments, m.tags, "
+     "u.id, u.email, u.first_name, u.last_name, u.full_name, " SUPPORTCRM_KEY_COLUMNS
+     " FROM " SUPPORTCRM_KEY_TABLES
+     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+     "JOIN customers cu ON cu.id = c.customer_id "
+     "JOIN messages m ON m.conversation_id = c.id "
+     "LEFT JOIN users u ON u.id = m.user_id "
+     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"},
     // No comment rows: does the ticket exist in the shop, and whose is it?
     {Stmt::ticket_customer, "ticket_customer",
      "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name FROM conversations c "
@@ -211,6 +216,7 @@ const StatementSpec kStatements[] = {
      "INSERT INTO users (shop_id, email, first_name, last_name, full_name, created_at) "
      "VALUES (?, ?, ?, ?, ?, ?) RETURNING id"},
 };
+// clang-format on
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
               "every Stmt needs its SQL in kStatements");
 
