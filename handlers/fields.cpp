@@ -183,51 +183,6 @@ std::string json_string_array(const std::vector<std::string>& items) {
     return out;
 }
 
-namespace {
-
-// The code unit of a "\uXXXX" escape starting at json[i] (the backslash), or -1.
-long escape_code_unit(std::string_view json, std::size_t i) {
-    if (i + 6 > json.size() || json[i] != '\\' || json[i + 1] != 'u') {
-        return -1;
-    }
-    long v = 0;
-    for (std::size_t k = i + 2; k < i + 6; ++k) {
-        char c = json[k];
-        int d = (c >= '0' && c <= '9')   ? c - '0'
-                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                         : -1;
-        if (d < 0) {
-            return -1;
-        }
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-}  // namespace
-
-bool has_unpaired_surrogate_escape(std::string_view json) {
-    for (std::size_t i = 0; i < json.size(); ++i) {
-        if (json[i] != '\\') {
-            continue;
-        }
-        long unit = escape_code_unit(json, i);
-        if (unit >= 0xD800 && unit <= 0xDBFF) {
-            long next = escape_code_unit(json, i + 6);
-            if (next < 0xDC00 || next > 0xDFFF) {
-                return true;
-            }
-            i += 11;  // both escapes
-        } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
-            return true;
-        } else {
-            ++i;  // the escaped character, which may itself be a backslash
-        }
-    }
-    return false;
-}
-
 bool true_or_string_true(const Json::Value& v) {
     return (v.isBool() && v.asBool()) || (v.isString() && v.asString() == "true");
 }
@@ -243,34 +198,6 @@ std::optional<bool> boolean_or_string(const Json::Value& v, bool absent_value) {
         return v.asString() == "true";
     }
     return std::nullopt;
-}
-
-bool all_strings_valid_utf8(const Json::Value& v) {
-    switch (v.type()) {
-        case Json::stringValue: {
-            const char* begin = nullptr;
-            const char* end = nullptr;
-            v.getString(&begin, &end);
-            return text::is_valid_utf8(
-                std::string_view(begin, static_cast<std::size_t>(end - begin)));
-        }
-        case Json::arrayValue:
-            for (const Json::Value& item : v) {
-                if (!all_strings_valid_utf8(item)) {
-                    return false;
-                }
-            }
-            return true;
-        case Json::objectValue:
-            for (auto it = v.begin(); it != v.end(); ++it) {
-                if (!text::is_valid_utf8(it.name()) || !all_strings_valid_utf8(*it)) {
-                    return false;
-                }
-            }
-            return true;
-        default:
-            return true;
-    }
 }
 
 }  // namespace supportcrm

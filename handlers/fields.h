@@ -65,21 +65,12 @@ bool true_or_string_true(const Json::Value& v);
 // else nullopt (a 400).
 std::optional<bool> boolean_or_string(const Json::Value& v, bool absent_value);
 
-// True when every string and member name in v is well-formed UTF-8. The parser does not check
-// this, and the database would reject such text with an error we must not turn into a 500.
-bool all_strings_valid_utf8(const Json::Value& v);
-
 // The exact text of v in the body it was parsed from: JSON the contract wants "stored and
 // returned as given" (attachments) keeps its key order and number spelling.
 std::string raw_json(const Json::Value& v, std::string_view body);
 
 // ["a","b"] for the given strings.
 std::string json_string_array(const std::vector<std::string>& items);
-
-// True when the JSON text has a \uD800-\uDBFF escape not followed by a \uDC00-\uDFFF one.
-// jsoncpp pairs a high surrogate with whatever escape follows, silently making up a character;
-// such a body is invalid JSON text and must be refused, not stored.
-bool has_unpaired_surrogate_escape(std::string_view json);
 
 // Text of a JSON number as the contract wants it: integers with every digit, other numbers in
 // their shortest round-trip form ("12.5").

@@ -1,11 +1,7 @@
 #include "handlers/handler.h"
 
-#include <json/reader.h>
-
-#include <memory>
-
 #include "handlers/api_error.h"
-#include "handlers/fields.h"
+#include "handlers/strict_json.h"
 #include "handlers/text.h"
 
 namespace supportcrm {
@@ -29,18 +25,6 @@ bool is_json_media_type(std::string_view content_type) {
     return text::iequals(text::trim(media), "application/json");
 }
 
-Json::CharReader& json_reader() {
-    // Built once per process: the settings never change between requests.
-    static std::unique_ptr<Json::CharReader> reader = [] {
-        Json::CharReaderBuilder builder;
-        Json::CharReaderBuilder::strictMode(&builder.settings_);
-        builder["strictRoot"] = false;  // a non-object root is invalid_body, not invalid_json
-        builder["stackLimit"] = 256;
-        return std::unique_ptr<Json::CharReader>(builder.newCharReader());
-    }();
-    return *reader;
-}
-
 }  // namespace
 
 Checked<Json::Value> read_json_object(HandlerContext& ctx) {
@@ -59,13 +43,7 @@ Checked<Json::Value> read_json_object(HandlerContext& ctx) {
         out.error = errors::unsupported_media_type();
         return out;
     }
-    bool parsed = false;
-    try {
-        parsed = json_reader().parse(body.data(), body.data() + body.size(), &out.value, nullptr);
-    } catch (const Json::Exception&) {
-        parsed = false;  // nesting beyond stackLimit
-    }
-    if (!parsed || !all_strings_valid_utf8(out.value) || has_unpaired_surrogate_escape(body)) {
+    if (!strict_json::parse(body, out.value)) {
         out.error = errors::invalid_json();
     } else if (!out.value.isObject()) {
         out.error = errors::invalid_body();
