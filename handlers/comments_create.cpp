@@ -13,7 +13,7 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
                             timeutil::Millis now) {
     NewComment c;
     std::optional<std::string> text = f.text("text");
-    if (f.ok() && (!text || text::trim(*text).empty())) {
+    if (f.ok() && (!text || text::is_blank(*text))) {
         f.fail("text is required");
     }
     c.text = text.value_or("");
@@ -29,7 +29,11 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
     }
     c.tags_json =
         json_string_array(f.string_array("tags", kShortText).value_or(std::vector<std::string>{}));
+    // Optional (the ticket's channel by default), but when given it follows the ticket's rule.
     c.channel = f.string("Channel", kShortText);
+    if (f.ok() && c.channel && text::is_blank(*c.channel)) {
+        f.fail("Channel is required");
+    }
     std::optional<bool> from_shop = boolean_or_string(body["isFromShop"], true);
     if (!from_shop) {
         f.fail("isFromShop must be a boolean");

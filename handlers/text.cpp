@@ -52,6 +52,39 @@ std::size_t utf8_length(std::string_view s) {
 }
 
 namespace {
+
+bool is_white_space(std::uint32_t cp) {
+    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+           cp == 0x205F || cp == 0x3000;
+}
+
+// The code point starting at s[i] (well-formed UTF-8), advancing i past it.
+std::uint32_t next_code_point(std::string_view s, std::size_t& i) {
+    const auto lead = static_cast<unsigned char>(s[i++]);
+    if (lead < 0x80) {
+        return lead;
+    }
+    const int extra = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
+    std::uint32_t cp = lead & (0x3F >> extra);
+    for (int k = 0; k < extra && i < s.size(); ++k) {
+        cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
+    }
+    return cp;
+}
+
+}  // namespace
+
+bool is_blank(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        if (!is_white_space(next_code_point(s, i))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+namespace {
 bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }

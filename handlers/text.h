@@ -18,6 +18,11 @@ std::size_t utf8_length(std::string_view s);
 // s without leading and trailing ASCII white space.
 std::string_view trim(std::string_view s);
 
+// True when s is empty or only Unicode White_Space (extensions.md §E1 "blank": U+0009..U+000D,
+// U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+// s is well-formed UTF-8 (the strict JSON reader's strings are).
+bool is_blank(std::string_view s);
+
 // True when s is non-empty and every byte is 0-9.
 bool is_digits(std::string_view s);
 

@@ -15,7 +15,7 @@ NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Mil
     t.customer_id = f.id("customerId").value_or(0);
     f.require("customerId");
     std::optional<std::string> channel = f.string("Channel", kShortText);
-    if (f.ok() && (!channel || text::trim(*channel).empty())) {
+    if (f.ok() && (!channel || text::is_blank(*channel))) {
         f.fail("Channel is required");
     }
     t.channel = channel.value_or("");

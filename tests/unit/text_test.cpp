@@ -48,3 +48,19 @@ TEST(Text, CaseInsensitiveAscii) {
     EXPECT_FALSE(iequals("Bearer", "Bearer "));
     EXPECT_EQ(ascii_lower("Application/JSON"), "application/json");
 }
+
+// extensions.md §E1: blank is empty or only Unicode White_Space, not only ASCII's.
+TEST(Text, BlankIsUnicodeWhiteSpace) {
+    for (const char* s : {"", " ", "\t\n\v\f\r", "\xC2\x85", "\xC2\xA0", "\xE1\x9A\x80",
+                          "\xE2\x80\x80\xE2\x80\x8A", "\xE2\x80\xA8\xE2\x80\xA9", "\xE2\x80\xAF",
+                          "\xE2\x81\x9F", "\xE3\x80\x80", " \xC2\xA0 \xE3\x80\x80 "}) {
+        EXPECT_TRUE(is_blank(s)) << s;
+    }
+    // Zero-width space (U+200B) and the BOM (U+FEFF) are not White_Space; neither is text.
+    for (const char* s : {"x", " x ", "\xE2\x80\x8B", "\xEF\xBB\xBF",
+                          "\xC2\xA0"
+                          "a",
+                          "\xC3\xA9"}) {
+        EXPECT_FALSE(is_blank(s)) << s;
+    }
+}
