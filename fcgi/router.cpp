@@ -21,6 +21,8 @@ const Route kRoutes[] = {
     {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},
     {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
     {"GET",  "/healthz",                       healthz,              Route::none},
+    // Load balancers probe with HEAD too; the worker sends GET's headers without the body.
+    {"HEAD", "/healthz",                       healthz,              Route::none},
 };
 // clang-format on
 

@@ -66,10 +66,13 @@ Request read_request(FCGX_Request& fcgi) {
     return r;
 }
 
-void write_response(FCGX_Request& fcgi, const Response& response, const std::string& request_id) {
-    std::string head = render_head(response, request_id);
+void write_response(FCGX_Request& fcgi, const Request& request, const Response& response) {
+    std::string head = render_head(response, request.request_id);
     FCGX_PutStr(head.data(), static_cast<int>(head.size()), fcgi.out);
-    FCGX_PutStr(response.body.data(), static_cast<int>(response.body.size()), fcgi.out);
+    // A HEAD answer is GET's head, Content-Length included, and never a body (RFC 9110 9.3.2).
+    if (request.method != "HEAD") {
+        FCGX_PutStr(response.body.data(), static_cast<int>(response.body.size()), fcgi.out);
+    }
 }
 
 void log_access(const Request& r, const Outcome& o, std::chrono::steady_clock::duration took) {
@@ -88,7 +91,7 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config) {
     request.body_source = &body;
     log::set_request_id(request.request_id);
     Outcome outcome = respond(request, db, config.max_body_bytes);
-    write_response(fcgi, outcome.response, request.request_id);
+    write_response(fcgi, request, outcome.response);
     log_access(request, outcome, std::chrono::steady_clock::now() - started);
     log::set_request_id("");
 }

@@ -1,4 +1,5 @@
-// GET /healthz — contract §6: for load balancers; no key, 200 while the database answers.
+// GET and HEAD /healthz — contract §6: for load balancers; no key, 200 while the database
+// answers. For HEAD the worker sends the same head without the body.
 // A database that does not answer surfaces as DbUnavailable, which the request boundary
 // answers 503.
 #include "handlers/handler.h"

@@ -1,5 +1,6 @@
 // What a handler answers: a status, a JSON body and the few extra headers the contract names.
-// The front (fcgi/response.cpp) adds Content-Type, Content-Length and X-Request-Id.
+// The front (fcgi/response.cpp) adds Content-Type, Content-Length, X-Request-Id and the headers
+// every answer carries (Cache-Control, X-Content-Type-Options).
 #pragma once
 
 #include <string>

@@ -455,41 +455,59 @@ nginx_cmd() {
     "$NGINX_BIN" -p "$dir/nginx/" -c "$dir/nginx/nginx.conf" -e "$dir/nginx-error.log" "$@"
 }
 
+# site_server PORT [DIRECTIVES]: a server {} on 127.0.0.1:PORT wired up exactly
+# as nginx/site-example.conf wires its server (server-level error pages, the
+# snippet, the JSON 404), with DIRECTIVES (e.g. a rate limit) added.
+# tests/deploy/nginx_config_test.sh checks that every directive of the example
+# site appears here.
+site_server() {
+    local port=$1 directives=${2:-}
+    cat <<EOF
+    server {
+        listen 127.0.0.1:$port;
+        server_name localhost;
+$directives
+        error_page 400 = /.supportcrm/bad-request;
+        error_page 414 = /.supportcrm/uri-too-long;
+        error_page 494 = /.supportcrm/header-too-large;
+        error_page 405 = @supportcrm_method_not_allowed;
+        error_page 413 = @supportcrm_body_too_large;
+        error_page 429 = @supportcrm_rate_limited;
+
+        # The same snippet a production site includes.
+        include $SUPPORTCRM_REPO/nginx/supportcrm.conf;
+
+        location / {
+            set \$supportcrm_request_id \$request_id;
+            if (\$http_x_request_id ~ "^[A-Za-z0-9._:-]{1,128}\$") {
+                set \$supportcrm_request_id \$http_x_request_id;
+            }
+            add_header X-Request-Id \$supportcrm_request_id always;
+            add_header X-Content-Type-Options nosniff always;
+            default_type application/json;
+            charset utf-8;
+            charset_types application/json;
+            return 404 '{"success":false,"code":"not_found","message":"Not found"}';
+        }
+    }
+EOF
+}
+
 # The http-context part of the optional rate limit and a server using it on
 # PORT (nothing when PORT is empty).
 rate_limited_server() {
     local port=$1
     [[ -n "$port" ]] || return 0
-    cat <<EOF
-    include $SUPPORTCRM_REPO/nginx/supportcrm-ratelimit.conf;
-
-    server {
-        listen 127.0.0.1:$port;
-        server_name localhost;
-        limit_req zone=supportcrm_per_key burst=2 nodelay;
-        limit_req_status 429;
-        include $SUPPORTCRM_REPO/nginx/supportcrm.conf;
-    }
-EOF
+    printf '    include %s;\n\n' "$SUPPORTCRM_REPO/nginx/supportcrm-ratelimit.conf"
+    site_server "$port" '        limit_req zone=supportcrm_per_key burst=2 nodelay;
+        limit_req_status 429;'
 }
 
-# start_nginx STACKDIR PORT [RATE_PORT]: generate STACKDIR/nginx/nginx.conf (a
-# server on 127.0.0.1:PORT that includes nginx/supportcrm.conf, exactly as a
-# production site does), check it, start or reload nginx, wait until /healthz
-# answers. With RATE_PORT, a second server there also has the optional per-key
-# rate limit of nginx/supportcrm-ratelimit.conf switched on (with a small burst
-# so tests reach it quickly).
-start_nginx() {
-    local dir port=$2 rate_port=${3:-}
-    dir=$(abs_dir "$1") || exit 1
-    if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
-        die "invalid port '$port'"
-    fi
-    local prefix=$dir/nginx conf=$dir/nginx/nginx.conf pidf=$dir/nginx.pid
-    local snippet=$SUPPORTCRM_REPO/nginx/supportcrm.conf pid i code user_line=""
-    [[ -f "$snippet" ]] || die "$snippet missing"
-    [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
-    check_socket_path "$dir/supportcrm.sock"
+# write_nginx_conf STACKDIR PORT [RATE_PORT]: STACKDIR/nginx/nginx.conf (see
+# start_nginx). Writes the file only; no nginx is started or checked.
+write_nginx_conf() {
+    local dir=$1 port=$2 rate_port=${3:-}
+    local prefix=$dir/nginx conf=$dir/nginx/nginx.conf pidf=$dir/nginx.pid user_line=""
     mkdir -p -- "$prefix"/tmp/{body,fastcgi,proxy,scgi,uwsgi} || die "cannot create $prefix"
 
     # Workers must reach STACKDIR/supportcrm.sock (mode-700 dir): run them as
@@ -513,7 +531,16 @@ events {
 }
 
 http {
-    access_log $dir/nginx-access.log;
+    # The access log of nginx/site-example.conf: no query strings.
+    map \$request \$supportcrm_request_line {
+        "~(?s)^(?<supportcrm_line_head>[^?]*)\\?.*?(?<supportcrm_line_tail> HTTP/[0-9.]+)?\$"
+            \$supportcrm_line_head\$supportcrm_line_tail;
+        default \$request;
+    }
+    log_format supportcrm '\$remote_addr [\$time_local] "\$supportcrm_request_line" \$status '
+                          '\$body_bytes_sent \$request_time "\$http_user_agent" \$sent_http_x_request_id';
+    access_log $dir/nginx-access.log supportcrm;
+
     # Keep every temp path inside the private prefix (the compiled-in
     # defaults are under /var/lib/nginx).
     client_body_temp_path $prefix/tmp/body;
@@ -531,29 +558,29 @@ http {
     }
 $(rate_limited_server "$rate_port")
 
-    server {
-        listen 127.0.0.1:$port;
-        server_name localhost;
-
-        # The same snippet a production site includes.
-        include $snippet;
-
-        # Everything outside /api/v1 and /healthz (as in nginx/site-example.conf).
-        location / {
-            set \$supportcrm_request_id \$http_x_request_id;
-            if (\$supportcrm_request_id = "") {
-                set \$supportcrm_request_id \$request_id;
-            }
-            add_header X-Request-Id \$supportcrm_request_id always;
-            default_type application/json;
-            charset utf-8;
-            charset_types application/json;
-            return 404 '{"success":false,"code":"not_found","message":"Not found"}';
-        }
-    }
+$(site_server "$port")
 }
 EOF
     mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
+}
+
+# start_nginx STACKDIR PORT [RATE_PORT]: generate STACKDIR/nginx/nginx.conf (a
+# server on 127.0.0.1:PORT that includes nginx/supportcrm.conf, exactly as a
+# production site does), check it, start or reload nginx, wait until /healthz
+# answers. With RATE_PORT, a second server there also has the optional per-key
+# rate limit of nginx/supportcrm-ratelimit.conf switched on (with a small burst
+# so tests reach it quickly).
+start_nginx() {
+    local dir port=$2 rate_port=${3:-}
+    dir=$(abs_dir "$1") || exit 1
+    if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
+        die "invalid port '$port'"
+    fi
+    local pidf=$dir/nginx.pid snippet=$SUPPORTCRM_REPO/nginx/supportcrm.conf pid i code
+    [[ -f "$snippet" ]] || die "$snippet missing"
+    [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
+    check_socket_path "$dir/supportcrm.sock"
+    write_nginx_conf "$dir" "$port" "$rate_port"
 
     if ! nginx_cmd "$dir" -t -q >"$dir/nginx-test.log" 2>&1; then
         cat "$dir/nginx-test.log" >&2

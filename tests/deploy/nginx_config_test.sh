@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# `nginx -t` on the shipped nginx files as a sysadmin would install them: the example site
-# including the snippet, with the optional rate limit switched on. Run by ctest (label unit).
+# `nginx -t` on the shipped nginx files as a sysadmin would install them (the example site
+# including the snippet, with the optional rate limit switched on) and on the configuration the
+# local stacks generate (scripts/lib/stack.sh); then a check that the stacks run every directive
+# of the example site, so that what the integration tests exercise is what production runs.
+# Run by ctest (label unit).
 #   nginx_config_test.sh REPO_DIR
 set -euo pipefail
 repo=${1:?usage: nginx_config_test.sh REPO_DIR}
@@ -13,6 +16,7 @@ mkdir -p "$tmp/share" "$tmp/logs"
 cp "$repo"/nginx/*.conf "$tmp/share/"
 # The example names the installed path; point it at this copy and uncomment the rate limit.
 sed -e "s#/usr/share/supportcrm/nginx/#$tmp/share/#g" \
+    -e "s#/var/log/nginx/#$tmp/logs/#g" \
     -e 's/^#include \(.*supportcrm-ratelimit.conf;\)/include \1/' \
     -e 's/^\(\s*\)#limit_req/\1limit_req/' \
     "$repo/nginx/site-example.conf" >"$tmp/site.conf"
@@ -30,3 +34,29 @@ http {
 CONF
 "$nginx" -t -q -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/logs/error.log"
 echo "nginx -t: the example site with the snippet and the rate limit is valid"
+
+# The stacks' configuration, with the rate-limited second server.
+# shellcheck source=scripts/lib/stack.sh
+source "$repo/scripts/lib/stack.sh"
+write_nginx_conf "$tmp/stack" 18080 19080
+stack_conf=$tmp/stack/nginx/nginx.conf
+"$nginx" -t -q -p "$tmp/stack/nginx/" -c "$stack_conf" -e "$tmp/logs/stack-error.log"
+echo "nginx -t: the stack configuration is valid"
+
+# Every directive line of the example site, except those naming this host's addresses and
+# paths, must appear (leading blanks aside) in the stack's configuration.
+trim() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//'; }
+absent=0
+while IFS= read -r line; do
+    if ! trim <"$stack_conf" | grep -qxF -- "$line"; then
+        echo "in nginx/site-example.conf but not in the stack's nginx.conf: $line"
+        absent=1
+    fi
+done < <(trim <"$repo/nginx/site-example.conf" |
+    grep -vE '^(#|$|\}$|upstream |server unix:|server \{|listen |server_name |include |access_log )')
+grep -qE '^\s*access_log \S+ supportcrm;' "$stack_conf" || {
+    echo "the stack's access_log does not use the log_format supportcrm"
+    absent=1
+}
+((absent == 0))
+echo "the stack's nginx.conf carries every directive of nginx/site-example.conf"

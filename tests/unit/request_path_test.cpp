@@ -36,6 +36,17 @@ TEST(Router, KnownPathWithOtherMethodListsAllowedMethods) {
     EXPECT_EQ(c.allow, "GET, POST");
 }
 
+TEST(Router, HealthzAlsoAnswersHeadAndOnlyHealthzDoes) {
+    RouteMatch head = route("HEAD", "/healthz");
+    ASSERT_EQ(head.kind, RouteMatch::Kind::found);
+    EXPECT_EQ(head.handler, &healthz);
+    EXPECT_FALSE(head.needs_key);
+    EXPECT_EQ(route("POST", "/healthz").allow, "GET, HEAD");
+    RouteMatch api = route("HEAD", "/api/v1/customers/1");
+    EXPECT_EQ(api.kind, RouteMatch::Kind::method_not_allowed);
+    EXPECT_EQ(api.allow, "GET");
+}
+
 TEST(Router, UnknownPathsAreNotFound) {
     for (const char* path : {"/api/v1", "/api/v1/", "/api/v1/customers/1/x", "/api/v1/customersx",
                              "/api/v2/customers", "/"}) {
