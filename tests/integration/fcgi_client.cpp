@@ -15,6 +15,9 @@
 #include <memory>
 #include <thread>
 
+#include "handlers/strict_json.h"
+#include "harness.h"
+
 namespace it::fcgi {
 namespace {
 
@@ -195,14 +198,9 @@ bool Response::complete() const {
 }
 
 Json::Value Response::json() const {
-    Json::CharReaderBuilder b;
-    Json::CharReaderBuilder::strictMode(&b.settings_);
-    b["strictRoot"] = false;
-    std::unique_ptr<Json::CharReader> reader(b.newCharReader());
     Json::Value v;
-    std::string errors;
-    if (!reader->parse(body.data(), body.data() + body.size(), &v, &errors)) {
-        throw std::runtime_error("response body is not JSON: " + excerpt(body));
+    if (!supportcrm::strict_json::parse(body, v)) {
+        throw std::runtime_error("response body is not RFC 8259 JSON: " + excerpt(body));
     }
     return v;
 }
@@ -409,6 +407,9 @@ Response Connection::read_response(Millis timeout) {
                 response.protocol_status = b[4];
                 parse_cgi_response(out, response);
                 close();
+                if (!response.body.empty()) {  // a HEAD answer has none
+                    EXPECT_TRUE(is_strict_json(response.body)) << response.describe();
+                }
                 return response;
             } else {
                 throw Error(Error::Kind::protocol,

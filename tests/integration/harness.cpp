@@ -24,6 +24,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "handlers/strict_json.h"
+
 // Connector/C++ 1.1 headers are not warning-clean under -Wextra.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -143,16 +145,28 @@ std::string to_json(const Json::Value& value, bool utf8) {
 }
 
 Json::Value parse_json(std::string_view text) {
-    Json::CharReaderBuilder b;
-    Json::CharReaderBuilder::strictMode(&b.settings_);
-    b["strictRoot"] = false;  // any value may be the root
-    const std::unique_ptr<Json::CharReader> reader(b.newCharReader());
     Json::Value v;
-    std::string errors;
-    if (!reader->parse(text.data(), text.data() + text.size(), &v, &errors)) {
-        throw std::runtime_error("not valid JSON (" + trim(errors) + "): " + excerpt(text));
+    if (!supportcrm::strict_json::parse(text, v)) {
+        throw std::runtime_error("not RFC 8259 JSON: " + excerpt(text));
     }
     return v;
+}
+
+::testing::AssertionResult is_strict_json(std::string_view body) {
+    if (starts_with(body, "\xEF\xBB\xBF")) {
+        return ::testing::AssertionFailure() << "body starts with a byte-order mark";
+    }
+    if (!supportcrm::strict_json::valid(body)) {
+        return ::testing::AssertionFailure() << "body is not RFC 8259 JSON: " << excerpt(body);
+    }
+    return ::testing::AssertionSuccess();
+}
+
+void expect_json_body(const HttpResponse& r) {
+    if (r.method == "HEAD" && r.body.empty()) {
+        return;
+    }
+    EXPECT_TRUE(is_strict_json(r.body)) << r.method << " " << r.path << " -> " << r.status;
 }
 
 bool is_json_integer(const Json::Value& value) {
@@ -251,8 +265,8 @@ struct SlistDeleter {
 
 }  // namespace
 
-HttpResponse http_unchecked(const std::string& method, const std::string& path,
-                            const Headers& headers, const std::optional<std::string>& body) {
+HttpResponse http_any_body(const std::string& method, const std::string& path,
+                           const Headers& headers, const std::optional<std::string>& body) {
     curl_init_once();
     const std::string url = env().base_url + path;
     std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
@@ -323,6 +337,13 @@ HttpResponse http_unchecked(const std::string& method, const std::string& path,
                                  " (is the stack up? SUPPORTCRM_BASE_URL=" + env().base_url + ")");
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    return r;
+}
+
+HttpResponse http_unchecked(const std::string& method, const std::string& path,
+                            const Headers& headers, const std::optional<std::string>& body) {
+    HttpResponse r = http_any_body(method, path, headers, body);
+    expect_json_body(r);
     return r;
 }
 

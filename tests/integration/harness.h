@@ -75,18 +75,32 @@ struct HttpResponse {
 HttpResponse http(const std::string& method, const std::string& path, const Headers& headers = {},
                   const std::optional<std::string>& body = std::nullopt);
 
-// Same, without the 5xx check (for tests that expect a 5xx, e.g. a stopped database).
+// Same, without the 5xx check (for tests that expect a 5xx, e.g. a stopped database). Both
+// check that the body is strict JSON (expect_json_body).
 HttpResponse http_unchecked(const std::string& method, const std::string& path,
                             const Headers& headers = {},
                             const std::optional<std::string>& body = std::nullopt);
+
+// The request as it is, with no check of the answer at all: only for tests that plant invalid
+// stored data on purpose and show that it breaks a body. Everything else goes through
+// http_unchecked or http.
+HttpResponse http_any_body(const std::string& method, const std::string& path,
+                           const Headers& headers = {},
+                           const std::optional<std::string>& body = std::nullopt);
 
 // ---------------------------------------------------------------------------------------------
 // JSON.
 
 // Compact JSON text. With utf8 = true non-ASCII is written as raw UTF-8, else as \u escapes.
 std::string to_json(const Json::Value& value, bool utf8 = true);
-// Strict parse (one value, no comments, nothing after it). Throws with the text on failure.
+// Strict parse (RFC 8259, extensions.md §E1: the service's own reader). Throws with the text
+// on failure.
 Json::Value parse_json(std::string_view text);
+// Every response body the suite sees goes through this: RFC 8259 JSON, no byte-order mark.
+::testing::AssertionResult is_strict_json(std::string_view body);
+// Adds a test failure unless r's body is strict JSON (a HEAD answer may have no body).
+// it::http_unchecked calls it on every response, so a regression in any answer shows.
+void expect_json_body(const HttpResponse& r);
 // True when the value is a JSON integer (not a string, not a number written with a fraction).
 bool is_json_integer(const Json::Value& value);
 // An object from name/value pairs: it::object({{"email", e}, {"first_name", "Ann"}}).

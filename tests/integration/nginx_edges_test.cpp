@@ -127,8 +127,9 @@ std::string trim(std::string s) {
 
 RawReply parse_reply(const std::string& request_line, const std::string& raw) {
     RawReply r{{}, raw};
-    r.response.method = "raw";
-    r.response.path = request_line.substr(0, 200);
+    const size_t space = request_line.find(' ');
+    r.response.method = request_line.substr(0, space);
+    r.response.path = space == std::string::npos ? "" : request_line.substr(space + 1, 200);
     const size_t head_end = raw.find("\r\n\r\n");
     if (raw.compare(0, 5, "HTTP/") != 0 || head_end == std::string::npos) {
         throw std::runtime_error("not an HTTP/1.x answer to " + r.response.path + ": " + raw);
@@ -148,6 +149,7 @@ RawReply parse_reply(const std::string& request_line, const std::string& raw) {
         }
     }
     r.response.body = raw.substr(head_end + 4);
+    it::expect_json_body(r.response);
     return r;
 }
 
