@@ -1,30 +1,16 @@
 #include "handlers/query.h"
 
+#include "handlers/text.h"
+
 namespace supportcrm {
-namespace {
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
-}  // namespace
 
 std::string percent_decode(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '%' && i + 2 < s.size()) {
-            int hi = hex_value(s[i + 1]);
-            int lo = hex_value(s[i + 2]);
+            int hi = text::hex_digit_value(s[i + 1]);
+            int lo = text::hex_digit_value(s[i + 2]);
             if (hi >= 0 && lo >= 0) {
                 out.push_back(static_cast<char>(hi * 16 + lo));
                 i += 2;

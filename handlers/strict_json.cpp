@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "handlers/text.h"
+
 namespace supportcrm::strict_json {
 namespace {
 
@@ -15,19 +17,6 @@ bool is_ws(char c) {
 
 bool is_digit(char c) {
     return c >= '0' && c <= '9';
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
 }
 
 void append_utf8(std::string& out, std::uint32_t cp) {
@@ -232,7 +221,7 @@ class Parser {
         }
         unit = 0;
         for (std::size_t i = 1; i <= 4; ++i) {
-            int d = hex_value(text_[pos_ + i]);
+            int d = text::hex_digit_value(text_[pos_ + i]);
             if (d < 0) {
                 return false;
             }

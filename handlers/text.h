@@ -23,6 +23,21 @@ std::string_view trim(std::string_view s);
 // s is well-formed UTF-8 (the strict JSON reader's strings are).
 bool is_blank(std::string_view s);
 
+// The value of an ASCII hex digit (0-9, a-f, A-F), or -1 (percent-decoding, JSON \u escapes).
+// Inline: the strict JSON reader is a library of its own and needs nothing else of text.cpp.
+inline int hex_digit_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
 // True when s is non-empty and every byte is 0-9.
 bool is_digits(std::string_view s);
 

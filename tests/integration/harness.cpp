@@ -676,15 +676,18 @@ std::optional<std::chrono::system_clock::time_point> parse_utc_millis(const std:
 // ---------------------------------------------------------------------------------------------
 // FastCGI log.
 
-std::string read_fcgi_log() {
-    const std::string& path = env().fcgi_log;
+std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        throw std::runtime_error("cannot read SUPPORTCRM_FCGI_LOG=" + path);
+        throw std::runtime_error("cannot read " + path);
     }
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+std::string read_fcgi_log() {
+    return read_file(env().fcgi_log);
 }
 
 bool wait_for_log(std::string_view needle, std::chrono::milliseconds timeout) {

@@ -185,8 +185,11 @@ std::string to_lower(std::string_view text);
 std::optional<std::chrono::system_clock::time_point> parse_utc_millis(const std::string& text);
 
 // ---------------------------------------------------------------------------------------------
-// FastCGI log.
+// Files and the FastCGI log.
 
+// The whole file; throws when it cannot be read.
+std::string read_file(const std::string& path);
+// The whole of SUPPORTCRM_FCGI_LOG.
 std::string read_fcgi_log();
 // Polls the log (every 50 ms, up to `timeout`) until it contains `needle`.
 bool wait_for_log(std::string_view needle,

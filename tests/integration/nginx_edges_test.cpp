@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -375,14 +374,7 @@ TEST(NginxEdges, ApplicationAnswersCarryNosniff) {
 // Access log.
 
 std::string read_access_log() {
-    const std::string path = env_or_throw("SUPPORTCRM_NGINX_ACCESS_LOG");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw std::runtime_error("cannot read SUPPORTCRM_NGINX_ACCESS_LOG=" + path);
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return it::read_file(env_or_throw("SUPPORTCRM_NGINX_ACCESS_LOG"));
 }
 
 // nginx writes a request's line after it has sent the answer: wait for every marker.

@@ -2,8 +2,6 @@
 // the invalid value moves to invalid_json_archive, the column gets its empty value, and the lists
 // that held it are JSON again. The migration is written to be re-run, so the test runs its
 // statements once more on the test database after planting the rows.
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +21,8 @@ using it::HttpResponse;
 // The migration's statements. Its statements end at a ';' that ends a line, and no comment or
 // literal in it holds one, so a plain split is exact here (the admin uses the full splitter).
 std::vector<std::string> migration_statements() {
-    std::ifstream in(std::string(SUPPORTCRM_SQL_DIR) + "/002_set_aside_invalid_json.sql");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text =
+        it::read_file(std::string(SUPPORTCRM_SQL_DIR) + "/002_set_aside_invalid_json.sql");
     std::vector<std::string> out;
     size_t start = 0;
     for (size_t end; (end = text.find(";\n", start)) != std::string::npos; start = end + 2) {
