@@ -19,8 +19,9 @@
 //   P5 on the object, each operation's validation either fails with a message or yields values
 //      within the contract's limits; values kept "as given" (attachments, graphNodes, nodeIds)
 //      and the arrays the service writes (tags, toEmails) read back as the body's values;
-//      datetimes format and re-parse to the same instant; the response-shaped JSON written
-//      from the values (the handlers' shapes, minus what the database adds) is strict JSON.
+//      datetimes format (for responses and for the database) and re-parse to the same
+//      instant; the response-shaped JSON written from the values (the handlers' shapes,
+//      minus what the database adds) is strict JSON.
 #include <json/value.h>
 
 #include <cstddef>
@@ -293,11 +294,15 @@ void check_len(const std::optional<std::string>& s, std::size_t max, const char*
     }
 }
 
-// A datetime the validation accepted formats to text that parses to the same instant.
+// A datetime the validation accepted formats to text that parses to the same instant, and to
+// the DATETIME(3) literal the database gets ("YYYY-MM-DD HH:MM:SS.mmm", UTC).
 void check_instant(timeutil::Millis ms) {
     std::string iso = timeutil::format_iso(ms);
     auto back = timeutil::parse_iso8601(iso);
     check(back && back->ms == ms, "P5 formatted datetime parses back to the same instant", iso);
+    std::string db = timeutil::format_db(ms);
+    check(iso.size() == 24 && db == iso.substr(0, 10) + ' ' + iso.substr(11, 12),
+          "P5 a datetime's database literal is its UTC time", db);
 }
 
 // A JSON array of strings written by json_string_array: strict, and the body's array (or []).
