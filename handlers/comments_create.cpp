@@ -1,5 +1,6 @@
 // POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments".
 #include "handlers/api_error.h"
+#include "handlers/bodies.h"
 #include "handlers/fields.h"
 #include "handlers/handler.h"
 #include "handlers/json_writer.h"
@@ -7,7 +8,6 @@
 #include "handlers/text.h"
 
 namespace supportcrm {
-namespace {
 
 NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string_view raw_body,
                             timeutil::Millis now) {
@@ -42,8 +42,6 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
     c.created_at = now;
     return c;
 }
-
-}  // namespace
 
 Response create_comment(HandlerContext& ctx) {
     // Path and body are checked before the key is looked up (its statement is the ticket's

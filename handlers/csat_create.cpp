@@ -1,5 +1,6 @@
 // POST /api/v1/csat — contract §6: how survey responses get in.
 #include "handlers/api_error.h"
+#include "handlers/bodies.h"
 #include "handlers/fields.h"
 #include "handlers/handler.h"
 #include "handlers/json_writer.h"
@@ -7,7 +8,6 @@
 #include "handlers/views.h"
 
 namespace supportcrm {
-namespace {
 
 NewSurvey read_new_survey(FieldReader& f, const Json::Value& body, std::string_view raw_body,
                           timeutil::Millis now) {
@@ -35,8 +35,6 @@ NewSurvey read_new_survey(FieldReader& f, const Json::Value& body, std::string_v
     s.created_at = f.datetime("createdAt").value_or(now);
     return s;
 }
-
-}  // namespace
 
 Response create_survey(HandlerContext& ctx) {
     auto body = read_json_object(ctx);

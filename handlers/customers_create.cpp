@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "handlers/api_error.h"
+#include "handlers/bodies.h"
 #include "handlers/fields.h"
 #include "handlers/handler.h"
 #include "handlers/json_writer.h"
@@ -17,6 +18,8 @@ void drop_blank(std::optional<std::string>& v) {
         v.reset();
     }
 }
+
+}  // namespace
 
 NewCustomer read_new_customer(FieldReader& f) {
     NewCustomer c;
@@ -35,8 +38,13 @@ NewCustomer read_new_customer(FieldReader& f) {
     if (!c.full_name) {
         c.full_name = text::join_names(c.first_name, c.last_name);
     }
+    if (f.ok() && !c.email && !c.phone_number) {
+        f.fail("email or phone_number is required");
+    }
     return c;
 }
+
+namespace {
 
 // The customer and whether it is new, or the response that replaces them.
 struct Created {
@@ -88,10 +96,6 @@ Response create_customer(HandlerContext& ctx) {
     NewCustomer customer = read_new_customer(fields);
     if (!fields.ok()) {
         return ctx.caller.after_key_checks(ctx.db, errors::validation(fields.error()));
-    }
-    if (!customer.email && !customer.phone_number) {
-        return ctx.caller.after_key_checks(ctx.db,
-                                           errors::validation("email or phone_number is required"));
     }
     customer.created_at = timeutil::now_ms();
     Created outcome = insert_or_find(ctx, customer);

@@ -16,7 +16,8 @@ namespace supportcrm::strict_json {
 // Arrays and objects nested deeper than this are refused (the recursion is bounded).
 constexpr int kMaxDepth = 256;
 
-// Parses text into out; false when text is not one JSON value (with surrounding white space).
+// Parses text into out; false when text is not one JSON value (with surrounding white space),
+// and out is then null (nothing of a partial parse is left in it).
 // One UTF-8 byte-order mark at the very start is skipped (RFC 8259 §8.1). Every value's offsets
 // (Json::Value::getOffsetStart/Limit) are byte offsets into text itself, BOM included, so the
 // exact text of a value can be sliced from the bytes that were read.

@@ -1,5 +1,6 @@
 // POST /api/v1/tickets — api-v1.md §3, contract §5 "Tickets".
 #include "handlers/api_error.h"
+#include "handlers/bodies.h"
 #include "handlers/fields.h"
 #include "handlers/handler.h"
 #include "handlers/json_writer.h"
@@ -7,7 +8,6 @@
 #include "handlers/text.h"
 
 namespace supportcrm {
-namespace {
 
 // Reads and validates every field, in the order a client would fix them.
 NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Millis now) {
@@ -37,6 +37,8 @@ NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Mil
     t.created_at = now;
     return t;
 }
+
+namespace {
 
 void write_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t, const Shop& shop) {
     w.begin_object();

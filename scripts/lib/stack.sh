@@ -33,13 +33,22 @@ SUPPORTCRM_STACK_SH_LOADED=1
 # Repository root (this file is scripts/lib/stack.sh).
 SUPPORTCRM_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# Debian packages needed to build, test and run a stack.
-SUPPORTCRM_PACKAGES=(
+# Debian packages needed to build and test, and to run a stack (for the scripts
+# that source this file: ensure_packages takes the list).
+SUPPORTCRM_BUILD_PACKAGES=(
     build-essential cmake pkg-config
     libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev libboost-program-options-dev
     libssl-dev libgtest-dev libcurl4-openssl-dev libsystemd-dev
+)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SUPPORTCRM_PACKAGES=(
+    "${SUPPORTCRM_BUILD_PACKAGES[@]}"
     mariadb-server mariadb-client nginx-light curl
 )
+# Added for the fuzz build (scripts/fuzz): clang, and compiler-rt, whose
+# libclang_rt.fuzzer*.a is what -fsanitize=fuzzer links (no libfuzzer-14-dev needed).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SUPPORTCRM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
 # Bounded waits (seconds); override from the environment if a machine is slow.
 : "${SUPPORTCRM_MARIADB_START_TIMEOUT:=30}"
@@ -182,12 +191,31 @@ random_hex() {
     head -c 24 /dev/urandom | od -An -tx1 -v | tr -d ' \n'
 }
 
+# Does LeakSanitizer work here? (It needs ptrace-like access to the process,
+# which some containers forbid: then it aborts with "LeakSanitizer has
+# encountered a fatal error" instead of reporting leaks.) Builds a tiny
+# leaking program in DIR with CC (default cc) and checks that a leak is
+# actually reported.
+lsan_works() {
+    local dir=$1 cc=${2:-cc} out
+    mkdir -p "$dir"
+    printf '#include <stdlib.h>\nvoid *volatile p;\nint main(void) { p = malloc(33); p = 0; return 0; }\n' >"$dir/lsan-probe.c"
+    if ! "$cc" -fsanitize=address -g -O0 "$dir/lsan-probe.c" -o "$dir/lsan-probe" 2>"$dir/lsan-probe.log"; then
+        return 1
+    fi
+    out=$(ASAN_OPTIONS=detect_leaks=1 "$dir/lsan-probe" 2>&1 || true)
+    grep -q 'ERROR: LeakSanitizer: detected memory leaks' <<<"$out"
+}
+
 # ---------------------------------------------------------------------------
-# ensure_packages: install (apt) whatever of SUPPORTCRM_PACKAGES is missing.
+# ensure_packages PACKAGE...: install (apt) whatever of the packages is missing
+# (SUPPORTCRM_PACKAGES for a stack, SUPPORTCRM_FUZZ_PACKAGES in addition to
+# SUPPORTCRM_BUILD_PACKAGES for the fuzz build).
 
 ensure_packages() {
     local missing=() p status
-    for p in "${SUPPORTCRM_PACKAGES[@]}"; do
+    (($#)) || die "ensure_packages: no packages given"
+    for p in "$@"; do
         status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
         [[ "$status" == "install ok installed" ]] || missing+=("$p")
     done
