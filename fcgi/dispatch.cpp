@@ -1,7 +1,13 @@
 #include "fcgi/dispatch.h"
 
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+
 #include "fcgi/auth.h"
 #include "fcgi/log.h"
+#include "fcgi/rerun_policy.h"
 #include "fcgi/router.h"
 #include "handlers/api_error.h"
 #include "handlers/repo/keys.h"
@@ -51,34 +57,94 @@ bool reconnect(Db& db) {
     }
 }
 
+// One line per failure: what failed (statement, error code; never bound values) and what the
+// request gets for it.
+void log_failure(const std::string& what, rerun::Failure failure, rerun::Step step,
+                 const char* durable, const rerun::Budget& budget) {
+    using rerun::Failure;
+    using rerun::Step;
+    switch (step) {
+        case Step::rerun:
+            log::warning(what + "; nothing of the request was committed: reconnecting and " +
+                         "running it again");
+            return;
+        case Step::rerun_after_jitter:
+            log::warning(what + "; the server rolled the transaction back: running the request " +
+                         "again (re-run " + std::to_string(budget.rollback_reruns) + " of " +
+                         std::to_string(rerun::kMaxRollbackReruns) + ")");
+            return;
+        case Step::unavailable:
+            if (durable != nullptr && failure != Failure::commit_refused) {
+                log::warning(what + "; not run again: the outcome of " + durable +
+                             " is unknown (it may have been committed), answering 503");
+            } else if (failure == Failure::commit_refused) {
+                log::error(what + "; COMMIT failed, answering 503");
+            } else {
+                log::error(what + "; still failing after the re-runs allowed, answering 503");
+            }
+            return;
+        case Step::internal_error:
+            log::error(what);
+            return;
+    }
+}
+
+// Between re-runs of a rolled-back transaction; seeded per worker on first use (after fork).
+std::chrono::microseconds rollback_jitter(int rerun) {
+    static std::minstd_rand random{std::random_device{}()};
+    return rerun::jitter(rerun, static_cast<unsigned>(random()));
+}
+
 }  // namespace
 
 Outcome respond(Request& request, Db& db, std::size_t max_body_bytes) {
     // The one exception boundary of a request: every failure becomes the contract's error
-    // body plus one log line; no exception reaches the worker loop.
-    for (int attempt = 0;; ++attempt) {
+    // body plus one log line; no exception reaches the worker loop. Whether a failed request
+    // runs again is rerun::next()'s decision alone.
+    db.start_request();
+    rerun::Budget budget;
+    while (true) {
+        rerun::Failure failure = rerun::Failure::other;
+        std::string what;
         try {
             if (!db.connected() && !reconnect(db)) {
                 return {errors::unavailable(), std::nullopt};
             }
             return dispatch(request, db, max_body_bytes);
         } catch (const DbUnavailable& e) {
-            log::error(e.what());
             db.disconnect();
-            if (attempt == 0) {
-                continue;  // reconnect once and run the request again
-            }
-            return {errors::unavailable(), std::nullopt};
+            failure = rerun::Failure::connection_lost;
+            what = e.what();
+        } catch (const CommitFailed& e) {
+            failure = Db::rolls_back_transaction(e.error_code)
+                          ? rerun::Failure::transaction_rolled_back
+                          : rerun::Failure::commit_refused;
+            what = e.what();
         } catch (const DbError& e) {
-            log::error(e.what());
-            return {errors::internal_error(), std::nullopt};
+            if (Db::rolls_back_transaction(e.error_code)) {
+                failure = rerun::Failure::transaction_rolled_back;
+            }
+            what = e.what();
         } catch (const std::exception& e) {
-            log::error(std::string("unhandled exception: ") + e.what());
-            return {errors::internal_error(), std::nullopt};
+            what = std::string("unhandled exception: ") + e.what();
         } catch (...) {
-            log::error("unhandled non-standard exception");
-            return {errors::internal_error(), std::nullopt};
+            what = "unhandled non-standard exception";
         }
+        const char* durable = db.ledger().durable();
+        const rerun::Step step = rerun::next(failure, durable != nullptr, budget);
+        log_failure(what, failure, step, durable, budget);
+        switch (step) {
+            case rerun::Step::rerun:
+                continue;
+            case rerun::Step::rerun_after_jitter:
+                std::this_thread::sleep_for(rollback_jitter(budget.rollback_reruns));
+                continue;
+            case rerun::Step::unavailable:
+                return {errors::unavailable(), std::nullopt};
+            case rerun::Step::internal_error:
+                return {errors::internal_error(), std::nullopt};
+        }
+        return {errors::internal_error(), std::nullopt};
     }
 }
 

@@ -16,8 +16,9 @@ struct Outcome {
     std::optional<std::uint64_t> shop_id;  // for the access log
 };
 
-// Never throws. A lost database connection is re-opened once and the request re-run (its
-// transaction, if any, was rolled back by the server); a second failure answers 503.
+// Never throws. A request that failed on the database runs again only while nothing of it can
+// have been committed (rerun::next(): once after a lost connection, twice after a deadlock);
+// otherwise, and when that fails too, the answer is 503.
 Outcome respond(Request& request, Db& db, std::size_t max_body_bytes);
 
 }  // namespace supportcrm

@@ -2,7 +2,8 @@
 //
 // Every SQL statement the service runs is listed once in the Stmt enum and the table in
 // db.cpp; each is prepared at most once per connection and reused for every request. A lost
-// connection surfaces as DbUnavailable; the request boundary reconnects once and retries.
+// connection surfaces as DbUnavailable; the request boundary (fcgi/dispatch.cpp) reconnects and
+// runs the request again only while the WriteLedger says nothing of it can have been committed.
 #pragma once
 
 #include <cppconn/connection.h>
@@ -74,7 +75,72 @@ struct DbError : std::runtime_error {
     int error_code;
 };
 
+// The server answered COMMIT with an error: the client must not be told the write succeeded.
+// (A connection lost at COMMIT is DbUnavailable, like anywhere else.)
+struct CommitFailed : DbError {
+    using DbError::DbError;
+};
+
 constexpr int kErDupEntry = 1062;
+
+// What the server may already have made durable of the current request's writes. A request
+// that failed may be run again only while nothing of it can have been committed: a write whose
+// autocommit statement or COMMIT reached the server may have been applied even though its
+// answer never came back, and running it again would apply it twice. Inside an open transaction
+// nothing is durable before COMMIT: the server rolls the transaction back when the connection
+// goes. Pure bookkeeping, no I/O: Db drives it.
+class WriteLedger {
+  public:
+    // The ledger as it was before a statement; restore() it when the server answers that the
+    // statement took no effect.
+    using Mark = const char*;
+
+    // A new request: nothing of it has been sent.
+    void start_request() { *this = WriteLedger(); }
+    Mark mark() const { return durable_; }
+    void restore(Mark before) { durable_ = before; }
+
+    // START TRANSACTION succeeded.
+    void transaction_opened() {
+        in_transaction_ = true;
+        transaction_wrote_ = false;
+    }
+    // ROLLBACK, or the connection is gone: the server keeps nothing of the transaction.
+    void transaction_abandoned() {
+        in_transaction_ = false;
+        transaction_wrote_ = false;
+    }
+
+    // Statement `name` is about to be sent; `writes` as marked in the statement table.
+    void sending(const char* name, bool writes) {
+        if (!writes) {
+            return;
+        }
+        if (in_transaction_) {
+            transaction_wrote_ = true;
+        } else if (durable_ == nullptr) {
+            durable_ = name;
+        }
+    }
+    // COMMIT is about to be sent: from now on the transaction's writes may be durable (a
+    // read-only transaction has none). The transaction is over whatever the answer.
+    void sending_commit() {
+        if (transaction_wrote_ && durable_ == nullptr) {
+            durable_ = "commit";
+        }
+        transaction_abandoned();
+    }
+
+    // The first statement ("commit" for a COMMIT) that may have made a write of this request
+    // durable, or nullptr when nothing of it can have been committed.
+    const char* durable() const { return durable_; }
+    bool in_transaction() const { return in_transaction_; }
+
+  private:
+    const char* durable_ = nullptr;
+    bool in_transaction_ = false;
+    bool transaction_wrote_ = false;
+};
 
 class Db {
   public:
@@ -92,42 +158,70 @@ class Db {
     // does not match the code is reported before the first request.
     void prepare_all();
 
-    // The prepared statement for id, prepared on first use on this connection.
-    sql::PreparedStatement& statement(Stmt id);
     static const char* name(Stmt id);
+    // Whether the statement changes data (INSERT, UPDATE): what the WriteLedger counts.
+    static bool writes(Stmt id);
 
-    // Runs fn (which uses statement(id)) and translates connector exceptions: a lost
-    // connection becomes DbUnavailable, anything else DbError naming the statement.
+    // Runs fn with the prepared statement id, records a write in the ledger, and translates
+    // connector exceptions: a lost connection becomes DbUnavailable, anything else DbError
+    // naming the statement.
     template <typename Fn>
     auto run(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+        const WriteLedger::Mark before = ledger_.mark();
         try {
-            return fn(statement(id));
+            sql::PreparedStatement& st = statement(id);
+            sending(id);
+            return fn(st);
         } catch (const sql::SQLException& e) {
-            rethrow_as_ours(e, name(id));
+            failed(e, name(id), before);
         }
     }
 
-    // Plain statements (DDL, transaction control); same translation as run().
+    // Plain statements (DDL, transaction control); same translation as run(). Not counted by
+    // the ledger: only supportcrm-admin sends data-changing plain statements.
     void execute(const std::string& sql_text, const char* what);
 
     void begin(bool read_only = false);
+    // Sends COMMIT and reports the server's answer: CommitFailed or DbUnavailable when the
+    // transaction is not known to be committed.
     void commit();
+    // Sends ROLLBACK; a failure is logged and the connection dropped (the server then rolls back
+    // on its own), never thrown.
     void rollback() noexcept;
 
     sql::Connection& connection();
 
+    // The state of the request in hand: reset by start_request(), read by the request boundary.
+    void start_request() { ledger_.start_request(); }
+    const WriteLedger& ledger() const { return ledger_; }
+
     // Connection-lost error codes of the client library and server.
     static bool is_connection_lost(int code);
-
-    // Converts a connector exception met outside run() (e.g. while reading a result set).
-    [[noreturn]] static void rethrow(const sql::SQLException& e, const char* what);
+    // A lost connection the client library reports before the statement left this process
+    // (CR_SERVER_GONE_ERROR: libmariadb could not write the command), so the server never saw it.
+    static bool is_not_sent(int code);
+    // An error the server sent (client library errors are 2000-2999).
+    static bool is_server_error(int code);
+    // Server errors after which the server has rolled the whole transaction back (an autocommit
+    // statement: the statement), so nothing of it was written: ER_LOCK_DEADLOCK, which is also
+    // how Galera reports a certification failure at COMMIT.
+    static bool rolls_back_transaction(int code);
 
   private:
-    [[noreturn]] void rethrow_as_ours(const sql::SQLException& e, const char* what) {
-        rethrow(e, what);
-    }
+    // The prepared statement for id, prepared on first use on this connection. Private: run()
+    // is the only way to a statement, so that every write sent is in the ledger.
+    sql::PreparedStatement& statement(Stmt id);
+    // Records in the ledger that statement id is about to be sent.
+    void sending(Stmt id);
+    // Translates a connector exception; `before` is the ledger before the statement was sent.
+    [[noreturn]] void failed(const sql::SQLException& e, const char* what,
+                             WriteLedger::Mark before);
+    sql::Statement& plain();
 
     DbSettings settings_;
+    WriteLedger ledger_;
+    // The connection was lost in this request: ROLLBACK is not attempted on it.
+    bool lost_ = false;
     std::unique_ptr<sql::Connection> connection_;
     std::unique_ptr<sql::Statement> plain_;
     std::array<std::unique_ptr<sql::PreparedStatement>, static_cast<std::size_t>(Stmt::count_)>

@@ -1,0 +1,63 @@
+// rerun::next(): which failed requests run again. A request that may have committed a write is
+// never run again, whatever failed; a lost connection is re-run once, a deadlock twice.
+#include "fcgi/rerun_policy.h"
+
+#include <gtest/gtest.h>
+
+using supportcrm::rerun::Budget;
+using supportcrm::rerun::Failure;
+using supportcrm::rerun::jitter;
+using supportcrm::rerun::next;
+using supportcrm::rerun::Step;
+
+TEST(RerunPolicy, ALostConnectionIsReRunOnceWhenNothingCanHaveBeenCommitted) {
+    Budget b;
+    EXPECT_EQ(next(Failure::connection_lost, false, b), Step::rerun);
+    EXPECT_EQ(next(Failure::connection_lost, false, b), Step::unavailable);
+}
+
+TEST(RerunPolicy, ALostConnectionAfterAWriteWasSentIsNeverReRun) {
+    Budget b;
+    EXPECT_EQ(next(Failure::connection_lost, true, b), Step::unavailable);
+    EXPECT_EQ(b.reconnect_reruns, 0);
+}
+
+TEST(RerunPolicy, ARolledBackTransactionIsReRunTwiceWithJitter) {
+    Budget b;
+    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::unavailable);
+}
+
+TEST(RerunPolicy, ARollbackAfterAnEarlierCommittedWriteIsNotReRun) {
+    Budget b;
+    EXPECT_EQ(next(Failure::transaction_rolled_back, true, b), Step::unavailable);
+}
+
+TEST(RerunPolicy, TheTwoBudgetsAreSeparateAndBounded) {
+    Budget b;
+    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    EXPECT_EQ(next(Failure::connection_lost, false, b), Step::rerun);
+    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    EXPECT_EQ(next(Failure::connection_lost, false, b), Step::unavailable);
+    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::unavailable);
+}
+
+TEST(RerunPolicy, ARefusedCommitIs503AndOtherErrors500) {
+    Budget b;
+    EXPECT_EQ(next(Failure::commit_refused, false, b), Step::unavailable);
+    EXPECT_EQ(next(Failure::commit_refused, true, b), Step::unavailable);
+    EXPECT_EQ(next(Failure::other, false, b), Step::internal_error);
+    EXPECT_EQ(next(Failure::other, true, b), Step::internal_error);
+}
+
+TEST(RerunPolicy, JitterIsAFewMillisecondsGrowingWithEachReRun) {
+    using std::chrono::microseconds;
+    for (unsigned r : {0u, 1u, 1234u, 2999u, 3000u, 4294967295u}) {
+        EXPECT_GE(jitter(1, r), microseconds(1000));
+        EXPECT_LE(jitter(1, r), microseconds(4000));
+        EXPECT_GE(jitter(2, r), microseconds(2000));
+        EXPECT_LE(jitter(2, r), microseconds(8000));
+    }
+    EXPECT_NE(jitter(1, 0), jitter(1, 1500));
+}
