@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "fcgi/log.h"
+#include "common/log.h"
 
 namespace supportcrm {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "fcgi/config.h"
+#include "common/config.h"
 
 namespace supportcrm {
 

@@ -1,9 +1,9 @@
 // supportcrm-fcgi: the FastCGI master and its pre-forked workers.
 #include <iostream>
 
-#include "fcgi/config.h"
+#include "common/config.h"
+#include "common/log.h"
 #include "fcgi/listen_socket.h"
-#include "fcgi/log.h"
 #include "fcgi/master.h"
 
 namespace po = boost::program_options;

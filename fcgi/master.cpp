@@ -9,8 +9,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/log.h"
 #include "fcgi/children.h"
-#include "fcgi/log.h"
 #include "fcgi/signals.h"
 #include "fcgi/worker.h"
 

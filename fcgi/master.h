@@ -5,7 +5,7 @@
 
 #include <functional>
 
-#include "fcgi/config.h"
+#include "common/config.h"
 #include "fcgi/listen_socket.h"
 
 namespace supportcrm {

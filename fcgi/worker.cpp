@@ -9,11 +9,12 @@
 #include <chrono>
 #include <cstdio>
 
-#include "fcgi/dispatch.h"
-#include "fcgi/log.h"
-#include "fcgi/request.h"
-#include "fcgi/response.h"
+#include "api/dispatch.h"
+#include "api/request.h"
+#include "api/response_writer.h"
+#include "common/log.h"
 #include "fcgi/signals.h"
+#include "handlers/router.h"
 
 namespace supportcrm {
 namespace {
@@ -90,7 +91,7 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config) {
     FcgiBody body(fcgi.in);
     request.body_source = &body;
     log::set_request_id(request.request_id);
-    Outcome outcome = respond(request, db, config.max_body_bytes);
+    Outcome outcome = respond(request, db, config.max_body_bytes, &route);
     write_response(fcgi, request, outcome.response);
     log_access(request, outcome, std::chrono::steady_clock::now() - started);
     log::set_request_id("");

@@ -3,7 +3,7 @@
 // to ready_fd (the master's readiness pipe) and closes it. Returns the process exit status.
 #pragma once
 
-#include "fcgi/config.h"
+#include "common/config.h"
 
 namespace supportcrm {
 

@@ -1,11 +1,11 @@
 // POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments".
-#include "handlers/api_error.h"
-#include "handlers/bodies.h"
-#include "handlers/fields.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/comment_repo.h"
-#include "handlers/text.h"
+#include "api/api_error.h"
+#include "api/bodies.h"
+#include "api/fields.h"
+#include "api/handler.h"
+#include "common/json_writer.h"
+#include "common/text.h"
+#include "db/comment_repo.h"
 
 namespace supportcrm {
 

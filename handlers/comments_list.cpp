@@ -1,9 +1,9 @@
 // GET /api/v1/tickets/{ticketId}/comments — api-v1.md §5.
-#include "handlers/api_error.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/comment_repo.h"
-#include "handlers/views.h"
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "db/comment_repo.h"
 
 namespace supportcrm {
 

@@ -1,11 +1,11 @@
 // POST /api/v1/csat — contract §6: how survey responses get in.
-#include "handlers/api_error.h"
-#include "handlers/bodies.h"
-#include "handlers/fields.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/survey_repo.h"
-#include "handlers/views.h"
+#include "api/api_error.h"
+#include "api/bodies.h"
+#include "api/fields.h"
+#include "api/handler.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "db/survey_repo.h"
 
 namespace supportcrm {
 

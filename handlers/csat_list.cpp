@@ -1,10 +1,10 @@
 // GET /api/v1/csat — api-v1.md §7, contract §5 "CSAT".
-#include "handlers/api_error.h"
-#include "handlers/csat_query.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/survey_repo.h"
-#include "handlers/views.h"
+#include "api/api_error.h"
+#include "api/csat_query.h"
+#include "api/handler.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "db/survey_repo.h"
 
 namespace supportcrm {
 namespace {

@@ -1,13 +1,13 @@
 // POST /api/v1/customers — api-v1.md §1, contract §5 "Customers".
 #include <stdexcept>
 
-#include "handlers/api_error.h"
-#include "handlers/bodies.h"
-#include "handlers/fields.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/customer_repo.h"
-#include "handlers/text.h"
+#include "api/api_error.h"
+#include "api/bodies.h"
+#include "api/fields.h"
+#include "api/handler.h"
+#include "common/json_writer.h"
+#include "common/text.h"
+#include "db/customer_repo.h"
 
 namespace supportcrm {
 namespace {

@@ -1,8 +1,8 @@
 // GET /api/v1/customers/{customerId} — api-v1.md §2.
-#include "handlers/api_error.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/customer_repo.h"
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "common/json_writer.h"
+#include "db/customer_repo.h"
 
 namespace supportcrm {
 

@@ -2,7 +2,7 @@
 // answers. For HEAD the worker sends the same head without the body.
 // A database that does not answer surfaces as DbUnavailable, which the request boundary
 // answers 503.
-#include "handlers/handler.h"
+#include "api/handler.h"
 
 namespace supportcrm {
 

@@ -1,11 +1,11 @@
 // POST /api/v1/tickets — api-v1.md §3, contract §5 "Tickets".
-#include "handlers/api_error.h"
-#include "handlers/bodies.h"
-#include "handlers/fields.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/ticket_repo.h"
-#include "handlers/text.h"
+#include "api/api_error.h"
+#include "api/bodies.h"
+#include "api/fields.h"
+#include "api/handler.h"
+#include "common/json_writer.h"
+#include "common/text.h"
+#include "db/ticket_repo.h"
 
 namespace supportcrm {
 

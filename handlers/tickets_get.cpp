@@ -1,9 +1,9 @@
 // GET /api/v1/tickets/{ticketId} — api-v1.md §4.
-#include "handlers/api_error.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/ticket_repo.h"
-#include "handlers/views.h"
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "db/ticket_repo.h"
 
 namespace supportcrm {
 namespace {

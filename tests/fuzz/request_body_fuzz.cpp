@@ -1,7 +1,7 @@
 // libFuzzer target over the request path that needs no database (issue 10, extensions.md §E1):
 // the body as read_json_object() reads it (strict_json::parse), the create operations'
-// validation (handlers/bodies.h: the functions the handlers run) and the JSON writer responses
-// are written with (handlers/json_writer.h, handlers/views.h). Built with
+// validation (api/bodies.h: the functions the handlers run) and the JSON writer responses
+// are written with (common/json_writer.h, api/views.h). Built with
 // -DSUPPORTCRM_FUZZ=ON by clang (scripts/fuzz); every input is one request body.
 //
 // Besides "no crash, no sanitizer report", every input must satisfy these properties; a
@@ -33,18 +33,18 @@
 #include <string_view>
 #include <vector>
 
-#include "fcgi/request.h"
-#include "handlers/api_error.h"
-#include "handlers/bodies.h"
-#include "handlers/caller.h"
-#include "handlers/fields.h"
-#include "handlers/handler.h"
-#include "handlers/json_writer.h"
-#include "handlers/repo/db.h"
-#include "handlers/strict_json.h"
-#include "handlers/text.h"
-#include "handlers/time_util.h"
-#include "handlers/views.h"
+#include "api/api_error.h"
+#include "api/bodies.h"
+#include "api/caller.h"
+#include "api/fields.h"
+#include "api/handler.h"
+#include "api/request.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "common/strict_json.h"
+#include "common/text.h"
+#include "common/time_util.h"
+#include "db/db.h"
 
 using namespace supportcrm;
 

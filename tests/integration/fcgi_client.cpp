@@ -15,7 +15,7 @@
 #include <memory>
 #include <thread>
 
-#include "handlers/strict_json.h"
+#include "common/strict_json.h"
 #include "harness.h"
 
 namespace it::fcgi {

@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "handlers/strict_json.h"
+#include "common/strict_json.h"
 
 // Connector/C++ 1.1 headers are not warning-clean under -Wextra.
 #pragma GCC diagnostic push

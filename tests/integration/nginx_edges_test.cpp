@@ -265,7 +265,7 @@ TEST(NginxEdges, BodyOverTheLimitGetsJson413AlsoOutsideTheApi) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// X-Request-Id on nginx's own pages: the application's rule (fcgi/request.cpp).
+// X-Request-Id on nginx's own pages: the application's rule (api/request.cpp).
 
 // One request per kind of nginx page that has read the headers (a `%00` or an overlong URI is
 // refused before, so no client id can be echoed there), and one the application answers, for
@@ -421,7 +421,7 @@ TEST(NginxEdges, AccessLogHoldsNoQueryStrings) {
 // ---------------------------------------------------------------------------------------------
 // The optional rate limit: one bucket per key as the application reads it.
 
-// Header lines that all carry `key` for the application (fcgi/auth.cpp api_key_of).
+// Header lines that all carry `key` for the application (api/auth.cpp api_key_of).
 std::vector<std::string> spellings_of(const std::string& key) {
     return {
         "Authorization: Bearer " + key + "\r\n",

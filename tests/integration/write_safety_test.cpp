@@ -46,7 +46,7 @@ constexpr Millis kWaitTimeout{5000};
 const char kUnavailableBody[] =
     R"({"success":false,"code":"unavailable","message":"Service temporarily unavailable"})";
 
-// Statements of handlers/repo/db.cpp, by the start of their SQL.
+// Statements of db/db.cpp, by the start of their SQL.
 const char kShopByKeyHash[] =
     "SELECT ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL "
     "AS deleted FROM api_keys";

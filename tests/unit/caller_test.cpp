@@ -1,7 +1,7 @@
 // Caller: what a keyed statement's row means for the request, in the contract's order. The key's
 // own statement (resolve() on an unresolved caller) needs the database and is covered by the
 // integration tests; once the key is settled, nothing here touches the database.
-#include "handlers/caller.h"
+#include "api/caller.h"
 
 #include <gtest/gtest.h>
 

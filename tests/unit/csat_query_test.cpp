@@ -1,4 +1,4 @@
-#include "handlers/csat_query.h"
+#include "api/csat_query.h"
 
 #include <gtest/gtest.h>
 

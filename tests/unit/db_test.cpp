@@ -2,7 +2,7 @@
 // the WriteLedger that tells the request boundary whether a failed request may run again. The
 // faults themselves (a lost connection at COMMIT, a deadlock, a refused COMMIT) are injected
 // for real in tests/integration/write_safety_test.cpp.
-#include "handlers/repo/db.h"
+#include "db/db.h"
 
 #include <gtest/gtest.h>
 

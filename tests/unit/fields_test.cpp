@@ -1,8 +1,8 @@
-#include "handlers/fields.h"
+#include "api/fields.h"
 
 #include <gtest/gtest.h>
 
-#include "handlers/strict_json.h"
+#include "common/strict_json.h"
 
 using namespace supportcrm;
 

@@ -1,4 +1,4 @@
-#include "handlers/repo/migrations.h"
+#include "db/migrations.h"
 
 #include <gtest/gtest.h>
 

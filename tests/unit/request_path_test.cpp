@@ -1,10 +1,10 @@
 // Routing, key extraction and the shared handler steps (path ids, JSON bodies).
 #include <gtest/gtest.h>
 
-#include "fcgi/auth.h"
-#include "fcgi/request.h"
-#include "fcgi/router.h"
-#include "handlers/handler.h"
+#include "api/auth.h"
+#include "api/handler.h"
+#include "api/request.h"
+#include "handlers/router.h"
 
 using namespace supportcrm;
 

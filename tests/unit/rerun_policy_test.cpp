@@ -1,6 +1,6 @@
 // rerun::next(): which failed requests run again. A request that may have committed a write is
 // never run again, whatever failed; a lost connection is re-run once, a deadlock twice.
-#include "fcgi/rerun_policy.h"
+#include "api/rerun_policy.h"
 
 #include <gtest/gtest.h>
 

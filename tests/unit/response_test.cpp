@@ -1,7 +1,7 @@
-// The CGI head the worker writes before every body (fcgi/response.cpp).
-#include "fcgi/response.h"
-
+// The CGI head the worker writes before every body (api/response_writer.cpp).
 #include <gtest/gtest.h>
+
+#include "api/response_writer.h"
 
 using namespace supportcrm;
 

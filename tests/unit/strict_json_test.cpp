@@ -1,4 +1,4 @@
-#include "handlers/strict_json.h"
+#include "common/strict_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "handlers/time_util.h"
+#include "common/time_util.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,72 @@
+#include "api/api_error.h"
+
+#include "common/json_writer.h"
+
+namespace supportcrm::errors {
+
+Response make(int status, std::string_view code, std::string_view message) {
+    Response r;
+    r.status = status;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", false).field("code", code).field("message", message);
+    w.end_object();
+    return r;
+}
+
+Response missing_api_key() {
+    Response r = make(401, "missing_api_key", "API key is required");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return r;
+}
+Response invalid_api_key() {
+    return make(401, "invalid_api_key", "Invalid API key");
+}
+Response shop_not_found() {
+    return make(404, "shop_not_found", "Shop not found");
+}
+Response invalid_json() {
+    return make(400, "invalid_json", "Invalid JSON body");
+}
+Response invalid_body() {
+    return make(400, "invalid_body", "Request body must be a JSON object");
+}
+Response unsupported_media_type() {
+    return make(415, "unsupported_media_type", "Content-Type must be application/json");
+}
+Response body_too_large() {
+    return make(413, "body_too_large", "Request body too large");
+}
+Response validation(std::string_view message) {
+    return make(400, "validation_failed", message);
+}
+Response invalid_id(std::string_view message) {
+    return make(400, "invalid_id", message);
+}
+Response customer_not_found() {
+    return make(404, "customer_not_found", "Customer not found");
+}
+Response ticket_not_found() {
+    return make(404, "ticket_not_found", "Ticket not found");
+}
+Response user_not_found() {
+    return make(404, "user_not_found", "User not found");
+}
+Response invalid_query(std::string_view message) {
+    return make(400, "invalid_query", message);
+}
+Response route_not_found() {
+    return make(404, "not_found", "Not found");
+}
+Response method_not_allowed(std::string_view allow) {
+    Response r = make(405, "method_not_allowed", "Method not allowed");
+    r.headers.emplace_back("Allow", std::string(allow));
+    return r;
+}
+Response unavailable() {
+    return make(503, "unavailable", "Service temporarily unavailable");
+}
+Response internal_error() {
+    return make(500, "internal_error", "Internal server error");
+}
+
+}  // namespace supportcrm::errors

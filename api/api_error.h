@@ -1,0 +1,34 @@
+// Every error the API answers, in one place: status, code and message exactly as
+// ../shared/spec/contract.md §4 names them. Bad client input is a value (a Response), never an
+// exception; exceptions are for failures of the service itself (see api/dispatch.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "api/response.h"
+
+namespace supportcrm::errors {
+
+// {"success":false,"code":...,"message":...}
+Response make(int status, std::string_view code, std::string_view message);
+
+Response missing_api_key();                           // 401, with WWW-Authenticate: Bearer
+Response invalid_api_key();                           // 401
+Response shop_not_found();                            // 404
+Response invalid_json();                              // 400
+Response invalid_body();                              // 400
+Response unsupported_media_type();                    // 415
+Response body_too_large();                            // 413
+Response validation(std::string_view message);        // 400 validation_failed
+Response invalid_id(std::string_view message);        // 400 invalid_id
+Response customer_not_found();                        // 404
+Response ticket_not_found();                          // 404
+Response user_not_found();                            // 404
+Response invalid_query(std::string_view message);     // 400
+Response route_not_found();                           // 404
+Response method_not_allowed(std::string_view allow);  // 405, with Allow
+Response unavailable();                               // 503
+Response internal_error();                            // 500
+
+}  // namespace supportcrm::errors

@@ -1,0 +1,150 @@
+#include "api/dispatch.h"
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "api/api_error.h"
+#include "api/auth.h"
+#include "api/rerun_policy.h"
+#include "common/keys.h"
+#include "common/log.h"
+
+namespace supportcrm {
+namespace {
+
+Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router route) {
+    Outcome out;
+    RouteMatch match = route(request.method, request.path);
+    if (match.kind == RouteMatch::Kind::not_found) {
+        out.response = errors::route_not_found();
+        return out;
+    }
+    if (match.kind == RouteMatch::Kind::method_not_allowed) {
+        out.response = errors::method_not_allowed(match.allow);
+        return out;
+    }
+    Caller caller;
+    if (match.needs_key) {
+        std::optional<std::string_view> key = api_key_of(request);
+        if (!key) {
+            out.response = errors::missing_api_key();
+            return out;
+        }
+        caller = Caller(keys::digest_hex(*key));
+        if (!match.key_in_statement) {
+            if (auto key_error = caller.resolve(db)) {
+                out.response = std::move(*key_error);
+                return out;
+            }
+        }
+    }
+    HandlerContext ctx{request, caller, db, match.path_id, max_body_bytes};
+    out.response = match.handler(ctx);
+    out.shop_id = caller.shop_id();
+    return out;
+}
+
+bool reconnect(Db& db) {
+    try {
+        db.connect();
+        return true;
+    } catch (const DbUnavailable& e) {
+        log::error(e.what());
+        return false;
+    }
+}
+
+// One line per failure: what failed (statement, error code; never bound values) and what the
+// request gets for it.
+void log_failure(const std::string& what, rerun::Failure failure, rerun::Step step,
+                 const char* durable, const rerun::Budget& budget) {
+    using rerun::Failure;
+    using rerun::Step;
+    switch (step) {
+        case Step::rerun:
+            log::warning(what + "; nothing of the request was committed: reconnecting and " +
+                         "running it again");
+            return;
+        case Step::rerun_after_jitter:
+            log::warning(what + "; the server rolled the transaction back: running the request " +
+                         "again (re-run " + std::to_string(budget.rollback_reruns) + " of " +
+                         std::to_string(rerun::kMaxRollbackReruns) + ")");
+            return;
+        case Step::unavailable:
+            if (durable != nullptr && failure != Failure::commit_refused) {
+                log::warning(what + "; not run again: the outcome of " + durable +
+                             " is unknown (it may have been committed), answering 503");
+            } else if (failure == Failure::commit_refused) {
+                log::error(what + "; COMMIT failed, answering 503");
+            } else {
+                log::error(what + "; still failing after the re-runs allowed, answering 503");
+            }
+            return;
+        case Step::internal_error:
+            log::error(what);
+            return;
+    }
+}
+
+// Between re-runs of a rolled-back transaction; seeded per worker on first use (after fork).
+std::chrono::microseconds rollback_jitter(int rerun) {
+    static std::minstd_rand random{std::random_device{}()};
+    return rerun::jitter(rerun, static_cast<unsigned>(random()));
+}
+
+}  // namespace
+
+Outcome respond(Request& request, Db& db, std::size_t max_body_bytes, Router route) {
+    // The one exception boundary of a request: every failure becomes the contract's error
+    // body plus one log line; no exception reaches the worker loop. Whether a failed request
+    // runs again is rerun::next()'s decision alone.
+    db.start_request();
+    rerun::Budget budget;
+    while (true) {
+        rerun::Failure failure = rerun::Failure::other;
+        std::string what;
+        try {
+            if (!db.connected() && !reconnect(db)) {
+                return {errors::unavailable(), std::nullopt};
+            }
+            return dispatch(request, db, max_body_bytes, route);
+        } catch (const DbUnavailable& e) {
+            db.disconnect();
+            failure = rerun::Failure::connection_lost;
+            what = e.what();
+        } catch (const CommitFailed& e) {
+            failure = Db::rolls_back_transaction(e.error_code)
+                          ? rerun::Failure::transaction_rolled_back
+                          : rerun::Failure::commit_refused;
+            what = e.what();
+        } catch (const DbError& e) {
+            if (Db::rolls_back_transaction(e.error_code)) {
+                failure = rerun::Failure::transaction_rolled_back;
+            }
+            what = e.what();
+        } catch (const std::exception& e) {
+            what = std::string("unhandled exception: ") + e.what();
+        } catch (...) {
+            what = "unhandled non-standard exception";
+        }
+        const char* durable = db.ledger().durable();
+        const rerun::Step step = rerun::next(failure, durable != nullptr, budget);
+        log_failure(what, failure, step, durable, budget);
+        switch (step) {
+            case rerun::Step::rerun:
+                continue;
+            case rerun::Step::rerun_after_jitter:
+                std::this_thread::sleep_for(rollback_jitter(budget.rollback_reruns));
+                continue;
+            case rerun::Step::unavailable:
+                return {errors::unavailable(), std::nullopt};
+            case rerun::Step::internal_error:
+                return {errors::internal_error(), std::nullopt};
+        }
+        return {errors::internal_error(), std::nullopt};
+    }
+}
+
+}  // namespace supportcrm

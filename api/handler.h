@@ -1,0 +1,55 @@
+// What every operation handler gets and the steps they share. A handler is one function from
+// a HandlerContext to a Response; it validates in the contract's order (path id, body, fields,
+// referenced records) and answers bad input with an error Response, never an exception.
+#pragma once
+
+#include <json/value.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "api/caller.h"
+#include "api/request.h"
+#include "api/response.h"
+#include "db/db.h"
+
+namespace supportcrm {
+
+struct HandlerContext {
+    Request& request;
+    Caller& caller;  // resolved before the handler runs unless its route says key_in_statement
+    Db& db;
+    std::string_view path_id;  // the {id} segment of the route, possibly empty
+    std::size_t max_body_bytes;
+};
+
+using Handler = Response (*)(HandlerContext&);
+
+// Either a value or the error response that replaces it.
+template <typename T>
+struct Checked {
+    T value{};
+    std::optional<Response> error;
+};
+
+// The {id} path segment as a number: empty → 400 "<name> is required", not all digits →
+// 400 "Invalid <name>", beyond 64 bits → UINT64_MAX (no such row, so 404 follows).
+Checked<std::uint64_t> parse_path_id(std::string_view segment, std::string_view name);
+
+// The body as a JSON object: 413 / 415 / 400 invalid_json / 400 invalid_body per the
+// contract. An empty body is {}.
+Checked<Json::Value> read_json_object(HandlerContext& ctx);
+
+// Handlers, one file each.
+Response create_customer(HandlerContext& ctx);
+Response get_customer(HandlerContext& ctx);
+Response create_ticket(HandlerContext& ctx);
+Response get_ticket(HandlerContext& ctx);
+Response list_ticket_comments(HandlerContext& ctx);
+Response create_comment(HandlerContext& ctx);
+Response list_csat(HandlerContext& ctx);
+Response create_survey(HandlerContext& ctx);
+Response healthz(HandlerContext& ctx);
+
+}  // namespace supportcrm

@@ -1,0 +1,32 @@
+#include "api/rerun_policy.h"
+
+namespace supportcrm::rerun {
+
+Step next(Failure failure, bool may_have_committed, Budget& budget) {
+    switch (failure) {
+        case Failure::connection_lost:
+            if (may_have_committed || budget.reconnect_reruns >= kMaxReconnectReruns) {
+                return Step::unavailable;
+            }
+            ++budget.reconnect_reruns;
+            return Step::rerun;
+        case Failure::transaction_rolled_back:
+            if (may_have_committed || budget.rollback_reruns >= kMaxRollbackReruns) {
+                return Step::unavailable;
+            }
+            ++budget.rollback_reruns;
+            return Step::rerun_after_jitter;
+        case Failure::commit_refused:
+            return Step::unavailable;
+        case Failure::other:
+            break;
+    }
+    return Step::internal_error;
+}
+
+std::chrono::microseconds jitter(int rerun, unsigned random) {
+    const unsigned n = rerun < 1 ? 1u : static_cast<unsigned>(rerun);
+    return std::chrono::microseconds(1000 * n + random % (3000 * n + 1));
+}
+
+}  // namespace supportcrm::rerun

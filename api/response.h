@@ -1,0 +1,18 @@
+// What a handler answers: a status, a JSON body and the few extra headers the contract names.
+// The front (api/response_writer.cpp) adds Content-Type, Content-Length, X-Request-Id and the headers
+// every answer carries (Cache-Control, X-Content-Type-Options).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace supportcrm {
+
+struct Response {
+    int status = 200;
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+}  // namespace supportcrm

@@ -1,0 +1,27 @@
+// What the route table answers for a method and a path. The table itself names the handlers,
+// so it lives with them (handlers/router.cpp); dispatch receives it as a Router value and never
+// includes a layer above its own.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "api/handler.h"
+
+namespace supportcrm {
+
+struct RouteMatch {
+    enum class Kind { found, not_found, method_not_allowed };
+    Kind kind = Kind::not_found;
+    Handler handler = nullptr;
+    bool needs_key = true;
+    // The handler resolves the key itself, inside its own statement (api/caller.h);
+    // otherwise the key is resolved before the handler runs.
+    bool key_in_statement = false;
+    std::string_view path_id;  // the {id} segment (points into the matched path)
+    std::string allow;         // for method_not_allowed: "GET, POST"
+};
+
+using Router = RouteMatch (*)(std::string_view method, std::string_view path);
+
+}  // namespace supportcrm

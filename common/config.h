@@ -1,0 +1,46 @@
+// Every configuration key, its type, default and help, declared once (config.cpp). The same
+// table serves the config file (INI) and the command line, for the server and the admin tool.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/db_settings.h"
+#include "common/log.h"
+
+namespace supportcrm {
+
+struct Config {
+    std::string config_file;
+    std::string listen = "/run/supportcrm/supportcrm.sock";
+    unsigned listen_mode = 0660;
+    int listen_backlog = 511;
+    unsigned workers = 0;  // resolved to the CPU count by load_config
+    unsigned shutdown_timeout = 30;
+    DbSettings db;
+    std::string db_password_file;
+    std::size_t max_body_bytes = 1048576;
+    log::Level log_level = log::Level::info;
+    std::string migrations_dir = SUPPORTCRM_MIGRATIONS_DIR;
+};
+
+// Thrown for a bad or unreadable configuration; the message names the key. Binaries exit 78.
+struct ConfigError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+constexpr int kExitConfig = 78;  // EX_CONFIG
+
+// The options every binary shares (config file + server + database keys).
+boost::program_options::options_description config_options();
+
+// Reads the config file named by --config (default /etc/supportcrm/supportcrm.conf; a missing
+// default file is fine, a missing named one is not), merges it under the command line values,
+// validates every key and reads db-password-file. Throws ConfigError.
+Config load_config(const boost::program_options::variables_map& command_line);
+
+// One line for the start-up log: the settings that matter, never the password.
+std::string describe(const Config& config);
+
+}  // namespace supportcrm

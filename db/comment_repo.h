@@ -1,0 +1,66 @@
+// Comments (messages) of a ticket, and the conversation fields a new comment updates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/time_util.h"
+#include "db/db.h"
+#include "db/ticket_repo.h"
+
+namespace supportcrm {
+
+struct NewComment {
+    std::string text;
+    timeutil::Millis time = 0;
+    std::optional<std::string> channel;  // nullopt: the conversation's
+    bool is_from_shop = true;
+    std::optional<std::string> subject, from_email;
+    std::string to_emails_json = "[]";            // JSON array of strings
+    std::optional<std::string> attachments_json;  // any JSON value, as text
+    std::string tags_json = "[]";
+    timeutil::Millis created_at = 0;
+};
+
+struct AddedComment {
+    std::uint64_t id = 0;
+    std::string channel;  // the one stored (given or inherited)
+    std::uint64_t shop_id = 0;
+};
+
+// In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not
+// from the shop, unReadChatCount = 1 (locking the ticket's row), then inserts the message.
+// nullopt, with nothing written, when the key with this digest has no live shop with that
+// ticket: resolve the key to tell which.
+std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
+                                        std::uint64_t ticket_id, const NewComment& comment);
+
+struct CommentRow {
+    std::uint64_t id = 0;
+    std::string text;
+    std::string time;  // ISO 8601
+    std::string channel;
+    bool is_from_shop = true;
+    std::optional<std::string> subject, from_email;
+    std::string to_emails_json, tags_json;
+    std::optional<std::string> attachments_json;
+    std::optional<PersonRow> user;
+};
+
+struct TicketComments {
+    PersonRow customer;
+    std::vector<CommentRow> comments;  // time ascending, then id ascending
+};
+
+// The ticket's comments with the key's shop, in one statement when the ticket has comments.
+// No rows tell neither the key nor the ticket apart: key and value are then both nullopt;
+// resolve the key, then ask ticket_without_comments().
+Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
+
+// The ticket's customer and no comments; nullopt when the ticket is not in the shop.
+std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,
+                                                      std::uint64_t ticket_id);
+
+}  // namespace supportcrm

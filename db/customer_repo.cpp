@@ -1,0 +1,138 @@
+#include "db/customer_repo.h"
+
+#include "common/text.h"
+
+namespace supportcrm {
+namespace {
+
+// Column order of SUPPORTCRM_CUSTOMER_COLUMNS in db.cpp.
+CustomerRow read_customer(const sql::ResultSet& rs) {
+    CustomerRow c;
+    c.id = rs.getUInt64(1);
+    c.email = optional_string(rs, 2);
+    c.phone_number = optional_string(rs, 3);
+    c.first_name = optional_string(rs, 4);
+    c.last_name = optional_string(rs, 5);
+    c.full_name = optional_string(rs, 6);
+    c.storefront_id = optional_string(rs, 7);
+    c.site_cms_id = optional_string(rs, 8);
+    c.storefront_b_id = optional_string(rs, 9);
+    c.social_a_user_id = optional_string(rs, 10);
+    c.social_b_user_id = optional_string(rs, 11);
+    c.messaging_id = optional_string(rs, 12);
+    c.helpdesk_a_id = optional_string(rs, 13);
+    c.helpdesk_b_id = optional_string(rs, 14);
+    c.helpdesk_c_id = optional_string(rs, 15);
+    c.helpdesk_d_id = optional_string(rs, 16);
+    c.social_b_pseudo = optional_string(rs, 17);
+    c.cms = optional_string(rs, 18);
+    c.number_of_orders = rs.getUInt64(19);
+    c.created_at = iso_datetime(rs, 20);
+    c.cms_created_at = optional_iso_datetime(rs, 21);
+    return c;
+}
+
+std::optional<CustomerRow> find_one(Db& db, Stmt id, std::uint64_t shop_id,
+                                    const std::string& key) {
+    return db.run(id, [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
+        st.setUInt64(1, shop_id);
+        st.setString(2, key);
+        ResultSetPtr rs(st.executeQuery());
+        if (!rs->next()) {
+            return std::nullopt;
+        }
+        return read_customer(*rs);
+    });
+}
+
+std::optional<std::string> trimmed(const std::optional<std::string>& v) {
+    if (!v) {
+        return std::nullopt;
+    }
+    return std::string(text::trim(*v));
+}
+
+}  // namespace
+
+CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c) {
+    CustomerRow row;
+    row.id = id;
+    row.email = c.email;
+    row.phone_number = c.phone_number;
+    row.first_name = c.first_name;
+    row.last_name = c.last_name;
+    row.full_name = c.full_name;
+    row.storefront_id = c.storefront_id;
+    row.site_cms_id = c.site_cms_id;
+    row.social_a_user_id = c.social_a_user_id;
+    row.social_b_user_id = c.social_b_user_id;
+    row.messaging_id = c.messaging_id;
+    row.created_at = timeutil::format_iso(c.created_at);
+    return row;
+}
+
+std::optional<CustomerRow> find_existing_customer(Db& db, std::uint64_t shop_id,
+                                                  const NewCustomer& c) {
+    if (auto email = trimmed(c.email)) {
+        if (auto found = find_one(db, Stmt::customer_by_email_key, shop_id, *email)) {
+            return found;
+        }
+    }
+    if (auto phone = trimmed(c.phone_number)) {
+        return find_one(db, Stmt::customer_by_phone_key, shop_id, *phone);
+    }
+    return std::nullopt;
+}
+
+InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const NewCustomer& c) {
+    InsertedCustomer out;
+    try {
+        db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
+            bind_optional(st, 1, c.email);
+            bind_optional(st, 2, trimmed(c.email));
+            bind_optional(st, 3, c.phone_number);
+            bind_optional(st, 4, trimmed(c.phone_number));
+            bind_optional(st, 5, c.first_name);
+            bind_optional(st, 6, c.last_name);
+            bind_optional(st, 7, c.full_name);
+            bind_optional(st, 8, c.storefront_id);
+            bind_optional(st, 9, c.site_cms_id);
+            bind_optional(st, 10, c.social_a_user_id);
+            bind_optional(st, 11, c.social_b_user_id);
+            bind_optional(st, 12, c.messaging_id);
+            st.setString(13, timeutil::format_db(c.created_at));
+            st.setString(14, key_digest);
+            ResultSetPtr rs(st.executeQuery());
+            if (rs->next()) {
+                out.result = InsertedCustomer::Result::inserted;
+                out.id = rs->getUInt64(1);
+                out.shop.id = rs->getUInt64(2);
+                out.shop.domain = rs->getString(3);
+            }
+        });
+    } catch (const DbError& e) {
+        if (e.error_code != kErDupEntry) {
+            throw;
+        }
+        out.result = InsertedCustomer::Result::duplicate;
+    }
+    return out;
+}
+
+Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id) {
+    return db.run(Stmt::customer_by_id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        st.setString(2, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<CustomerRow> found;
+        if (rs->next()) {
+            found.key = read_keyed_shop(*rs, 22);
+            if (!rs->isNull(1)) {
+                found.value = read_customer(*rs);
+            }
+        }
+        return found;
+    });
+}
+
+}  // namespace supportcrm

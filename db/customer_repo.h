@@ -1,0 +1,66 @@
+// Customers: the only SQL that touches the customers table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/time_util.h"
+#include "db/auth_repo.h"
+#include "db/db.h"
+
+namespace supportcrm {
+
+struct NewCustomer {
+    std::optional<std::string> email;
+    std::optional<std::string> phone_number;
+    std::optional<std::string> first_name;
+    std::optional<std::string> last_name;
+    std::optional<std::string> full_name;
+    std::optional<std::string> storefront_id;
+    std::optional<std::string> site_cms_id;
+    std::optional<std::string> social_a_user_id;
+    std::optional<std::string> social_b_user_id;
+    std::optional<std::string> messaging_id;
+    timeutil::Millis created_at = 0;
+};
+
+struct CustomerRow {
+    std::uint64_t id = 0;
+    std::optional<std::string> email, phone_number, first_name, last_name, full_name;
+    std::optional<std::string> storefront_id, site_cms_id, storefront_b_id, social_a_user_id,
+        social_b_user_id, messaging_id;
+    std::optional<std::string> helpdesk_a_id, helpdesk_b_id, helpdesk_c_id, helpdesk_d_id,
+        social_b_pseudo, cms;
+    std::uint64_t number_of_orders = 0;
+    std::string created_at;                     // ISO 8601
+    std::optional<std::string> cms_created_at;  // ISO 8601
+};
+
+struct InsertedCustomer {
+    enum class Result {
+        inserted,   // id and shop are set
+        duplicate,  // the shop has a customer with this email or phone: find_existing_customer
+        no_shop,    // the key is unknown or revoked, or its shop deleted: resolve the key
+    };
+    Result result = Result::no_shop;
+    std::uint64_t id = 0;
+    Shop shop;
+};
+
+// Inserts the customer into the shop of the key with this digest, in one statement. Unique
+// keys on the shop's normalized emails and phone numbers decide races: a losing concurrent
+// insert is a duplicate and finds the winner's row.
+InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const NewCustomer& c);
+
+// The shop's customer with the same email (trimmed, case-insensitive), else the same phone
+// number (trimmed).
+std::optional<CustomerRow> find_existing_customer(Db& db, std::uint64_t shop_id,
+                                                  const NewCustomer& c);
+
+// The row insert_customer() wrote, without reading it back: every column is known.
+CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c);
+
+Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id);
+
+}  // namespace supportcrm

@@ -1,0 +1,265 @@
+// The worker's one database connection and its prepared statements (RAII throughout).
+//
+// Every SQL statement the service runs is listed once in the Stmt enum and the table in
+// db.cpp; each is prepared at most once per connection and reused for every request. A lost
+// connection surfaces as DbUnavailable; the request boundary (api/dispatch.cpp) reconnects and
+// runs the request again only while the WriteLedger says nothing of it can have been committed.
+#pragma once
+
+#include <cppconn/connection.h>
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "common/db_settings.h"
+
+namespace supportcrm {
+
+enum class Stmt {
+    ping,
+    // auth
+    shop_by_key_hash,
+    // customers
+    customer_insert,
+    customer_by_id,
+    customer_by_email_key,
+    customer_by_phone_key,
+    // tickets
+    customer_exists,
+    user_exists,
+    conversation_insert,
+    human_ticket_insert,
+    ticket_detail,
+    // comments
+    conversation_touch,
+    message_insert,
+    comments_of_ticket,
+    ticket_customer,
+    // csat
+    survey_conversation,
+    survey_insert,
+    survey_day_count_bump,
+    csat_page_shop,
+    csat_page_for_key,
+    csat_page_brand,
+    brand_shop_ids,
+    csat_stats_shop,
+    // admin
+    brand_insert,
+    brand_exists,
+    shop_insert,
+    shop_by_domain,
+    shop_soft_delete,
+    key_insert,
+    key_by_id,
+    key_revoke,
+    user_insert,
+    count_  // not a statement: the number of them
+};
+
+// The database cannot be reached, or the connection was lost mid-request: answer 503.
+struct DbUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Any other database error. The message carries the statement's name, the MySQL error code
+// and SQLSTATE — never bound values — and is for the log, not for clients.
+struct DbError : std::runtime_error {
+    DbError(const std::string& what, int code) : std::runtime_error(what), error_code(code) {}
+    int error_code;
+};
+
+// The server answered COMMIT with an error: the client must not be told the write succeeded.
+// (A connection lost at COMMIT is DbUnavailable, like anywhere else.)
+struct CommitFailed : DbError {
+    using DbError::DbError;
+};
+
+constexpr int kErDupEntry = 1062;
+
+// What the server may already have made durable of the current request's writes. A request
+// that failed may be run again only while nothing of it can have been committed: a write whose
+// autocommit statement or COMMIT reached the server may have been applied even though its
+// answer never came back, and running it again would apply it twice. Inside an open transaction
+// nothing is durable before COMMIT: the server rolls the transaction back when the connection
+// goes. Pure bookkeeping, no I/O: Db drives it.
+class WriteLedger {
+  public:
+    // The ledger as it was before a statement; restore() it when the server answers that the
+    // statement took no effect.
+    using Mark = const char*;
+
+    // A new request: nothing of it has been sent.
+    void start_request() { *this = WriteLedger(); }
+    Mark mark() const { return durable_; }
+    void restore(Mark before) { durable_ = before; }
+
+    // START TRANSACTION succeeded.
+    void transaction_opened() {
+        in_transaction_ = true;
+        transaction_wrote_ = false;
+    }
+    // ROLLBACK, or the connection is gone: the server keeps nothing of the transaction.
+    void transaction_abandoned() {
+        in_transaction_ = false;
+        transaction_wrote_ = false;
+    }
+
+    // Statement `name` is about to be sent; `writes` as marked in the statement table.
+    void sending(const char* name, bool writes) {
+        if (!writes) {
+            return;
+        }
+        if (in_transaction_) {
+            transaction_wrote_ = true;
+        } else if (durable_ == nullptr) {
+            durable_ = name;
+        }
+    }
+    // COMMIT is about to be sent: from now on the transaction's writes may be durable (a
+    // read-only transaction has none). The transaction is over whatever the answer.
+    void sending_commit() {
+        if (transaction_wrote_ && durable_ == nullptr) {
+            durable_ = "commit";
+        }
+        transaction_abandoned();
+    }
+
+    // The first statement ("commit" for a COMMIT) that may have made a write of this request
+    // durable, or nullptr when nothing of it can have been committed.
+    const char* durable() const { return durable_; }
+    bool in_transaction() const { return in_transaction_; }
+
+  private:
+    const char* durable_ = nullptr;
+    bool in_transaction_ = false;
+    bool transaction_wrote_ = false;
+};
+
+class Db {
+  public:
+    explicit Db(DbSettings settings);
+    ~Db();
+    Db(const Db&) = delete;
+    Db& operator=(const Db&) = delete;
+
+    // Opens the connection (closing any old one). Throws DbUnavailable.
+    void connect();
+    bool connected() const { return connection_ != nullptr; }
+    void disconnect();
+
+    // Prepares every statement now, so that a worker pays for it at start-up and a schema that
+    // does not match the code is reported before the first request.
+    void prepare_all();
+
+    static const char* name(Stmt id);
+    // Whether the statement changes data (INSERT, UPDATE): what the WriteLedger counts.
+    static bool writes(Stmt id);
+
+    // Runs fn with the prepared statement id, records a write in the ledger, and translates
+    // connector exceptions: a lost connection becomes DbUnavailable, anything else DbError
+    // naming the statement.
+    template <typename Fn>
+    auto run(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+        const WriteLedger::Mark before = ledger_.mark();
+        try {
+            sql::PreparedStatement& st = statement(id);
+            sending(id);
+            return fn(st);
+        } catch (const sql::SQLException& e) {
+            failed(e, name(id), before);
+        }
+    }
+
+    // Plain statements (DDL, transaction control); same translation as run(). Not counted by
+    // the ledger: only supportcrm-admin sends data-changing plain statements.
+    void execute(const std::string& sql_text, const char* what);
+
+    void begin(bool read_only = false);
+    // Sends COMMIT and reports the server's answer: CommitFailed or DbUnavailable when the
+    // transaction is not known to be committed.
+    void commit();
+    // Sends ROLLBACK; a failure is logged and the connection dropped (the server then rolls back
+    // on its own), never thrown.
+    void rollback() noexcept;
+
+    sql::Connection& connection();
+
+    // The state of the request in hand: reset by start_request(), read by the request boundary.
+    void start_request() { ledger_.start_request(); }
+    const WriteLedger& ledger() const { return ledger_; }
+
+    // Connection-lost error codes of the client library and server.
+    static bool is_connection_lost(int code);
+    // A lost connection the client library reports before the statement left this process
+    // (CR_SERVER_GONE_ERROR: libmariadb could not write the command), so the server never saw it.
+    static bool is_not_sent(int code);
+    // An error the server sent (client library errors are 2000-2999).
+    static bool is_server_error(int code);
+    // Server errors after which the server has rolled the whole transaction back (an autocommit
+    // statement: the statement), so nothing of it was written: ER_LOCK_DEADLOCK, which is also
+    // how Galera reports a certification failure at COMMIT.
+    static bool rolls_back_transaction(int code);
+
+  private:
+    // The prepared statement for id, prepared on first use on this connection. Private: run()
+    // is the only way to a statement, so that every write sent is in the ledger.
+    sql::PreparedStatement& statement(Stmt id);
+    // Records in the ledger that statement id is about to be sent.
+    void sending(Stmt id);
+    // Translates a connector exception; `before` is the ledger before the statement was sent.
+    [[noreturn]] void failed(const sql::SQLException& e, const char* what,
+                             WriteLedger::Mark before);
+    sql::Statement& plain();
+
+    DbSettings settings_;
+    WriteLedger ledger_;
+    // The connection was lost in this request: ROLLBACK is not attempted on it.
+    bool lost_ = false;
+    std::unique_ptr<sql::Connection> connection_;
+    std::unique_ptr<sql::Statement> plain_;
+    std::array<std::unique_ptr<sql::PreparedStatement>, static_cast<std::size_t>(Stmt::count_)>
+        statements_;
+};
+
+// Rolls back unless committed: nothing half-written when a handler returns early or throws.
+class Transaction {
+  public:
+    explicit Transaction(Db& db, bool read_only = false) : db_(db) { db_.begin(read_only); }
+    ~Transaction() {
+        if (!done_) {
+            db_.rollback();
+        }
+    }
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit() {
+        db_.commit();
+        done_ = true;
+    }
+
+  private:
+    Db& db_;
+    bool done_ = false;
+};
+
+// Result sets live in one function scope.
+using ResultSetPtr = std::unique_ptr<sql::ResultSet>;
+
+// NULL for nullopt, the text otherwise.
+void bind_optional(sql::PreparedStatement& st, unsigned index, const std::optional<std::string>& v);
+void bind_optional(sql::PreparedStatement& st, unsigned index,
+                   const std::optional<std::uint64_t>& v);
+std::optional<std::string> optional_string(const sql::ResultSet& rs, unsigned column);
+std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned column);
+// A column selected as SUPPORTCRM_MILLIS(datetime) (db.cpp), as ISO 8601 text.
+std::string iso_datetime(const sql::ResultSet& rs, unsigned column);
+std::optional<std::string> optional_iso_datetime(const sql::ResultSet& rs, unsigned column);
+
+}  // namespace supportcrm

@@ -1,0 +1,168 @@
+#include "db/migrations.h"
+
+#include <cppconn/exception.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/text.h"
+#include "common/time_util.h"
+
+namespace supportcrm {
+namespace fs = std::filesystem;
+
+std::vector<Migration> list_migrations(const std::string& dir) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+        throw std::runtime_error("cannot read migrations-dir " + dir + ": " + ec.message());
+    }
+    std::vector<Migration> out;
+    for (const fs::directory_entry& entry : it) {
+        std::string file = entry.path().filename().string();
+        auto underscore = file.find('_');
+        if (entry.path().extension() != ".sql" || underscore == std::string::npos ||
+            !text::is_digits(std::string_view(file).substr(0, underscore))) {
+            continue;
+        }
+        out.push_back({std::stoi(file.substr(0, underscore)), entry.path().stem().string(),
+                       entry.path().string()});
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Migration& a, const Migration& b) { return a.version < b.version; });
+    for (std::size_t i = 1; i < out.size(); ++i) {
+        if (out[i].version == out[i - 1].version) {
+            throw std::runtime_error("two migrations share version " +
+                                     std::to_string(out[i].version));
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> split_sql(const std::string& script) {
+    std::vector<std::string> out;
+    std::string current;
+    char quote = 0;
+    for (std::size_t i = 0; i < script.size(); ++i) {
+        char c = script[i];
+        if (quote != 0) {
+            current.push_back(c);
+            if (c == '\\' && i + 1 < script.size()) {
+                current.push_back(script[++i]);
+            } else if (c == quote) {
+                quote = 0;
+            }
+            continue;
+        }
+        if (c == '-' && i + 1 < script.size() && script[i + 1] == '-') {
+            while (i < script.size() && script[i] != '\n') {
+                ++i;
+            }
+            current.push_back('\n');
+            continue;
+        }
+        if (c == '\'' || c == '"' || c == '`') {
+            quote = c;
+        }
+        if (c == ';') {
+            if (!text::trim(current).empty()) {
+                out.emplace_back(text::trim(current));
+            }
+            current.clear();
+            continue;
+        }
+        current.push_back(c);
+    }
+    if (!text::trim(current).empty()) {
+        out.emplace_back(text::trim(current));
+    }
+    return out;
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw std::runtime_error("cannot read " + path);
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::set<int> applied_versions(sql::Connection& con) {
+    std::unique_ptr<sql::Statement> st(con.createStatement());
+    ResultSetPtr rs(st->executeQuery("SELECT version FROM schema_migrations"));
+    std::set<int> out;
+    while (rs->next()) {
+        out.insert(rs->getInt(1));
+    }
+    return out;
+}
+
+// Serializes concurrent `migrate` runs (two deploy hosts, say) on one database.
+class MigrationLock {
+  public:
+    explicit MigrationLock(sql::Connection& con) : st_(con.createStatement()) {
+        ResultSetPtr rs(st_->executeQuery("SELECT GET_LOCK('supportcrm_migrate', 60)"));
+        if (!rs->next() || rs->isNull(1) || rs->getInt(1) != 1) {
+            throw std::runtime_error("another migrate holds the lock; try again");
+        }
+    }
+    ~MigrationLock() {
+        try {
+            ResultSetPtr rs(st_->executeQuery("SELECT RELEASE_LOCK('supportcrm_migrate')"));
+        } catch (const sql::SQLException&) {
+            // The lock dies with the connection anyway.
+        }
+    }
+
+  private:
+    std::unique_ptr<sql::Statement> st_;
+};
+
+}  // namespace
+
+std::vector<std::string> apply_migrations(Db& db, const std::string& dir) {
+    std::vector<Migration> migrations = list_migrations(dir);
+    std::vector<std::string> applied;
+    sql::Connection& con = db.connection();
+    const char* step = "schema_migrations";
+    try {
+        MigrationLock lock(con);
+        std::unique_ptr<sql::Statement> st(con.createStatement());
+        st->execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INT NOT NULL PRIMARY KEY, "
+            "name VARCHAR(255) NOT NULL, applied_at DATETIME(3) NOT NULL) "
+            "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin");
+        std::set<int> done = applied_versions(con);
+        std::unique_ptr<sql::PreparedStatement> record(con.prepareStatement(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"));
+        for (const Migration& m : migrations) {
+            if (done.count(m.version)) {
+                continue;
+            }
+            step = m.name.c_str();
+            // MariaDB commits DDL implicitly, so a migration is not atomic: keep each file to
+            // statements that can be re-run by hand if one fails midway.
+            for (const std::string& statement : split_sql(read_file(m.path))) {
+                st->execute(statement);
+            }
+            record->setInt(1, m.version);
+            record->setString(2, m.name);
+            record->setString(3, timeutil::format_db(timeutil::now_ms()));
+            record->execute();
+            applied.push_back(m.name);
+        }
+    } catch (const sql::SQLException& e) {
+        throw std::runtime_error(std::string("migration ") + step + " failed: " + e.what() +
+                                 " (code " + std::to_string(e.getErrorCode()) + ")");
+    }
+    return applied;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,60 @@
+// Tickets (conversations) and their HumanTickets: the only SQL that writes or reads them whole.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/time_util.h"
+#include "db/auth_repo.h"
+#include "db/db.h"
+
+namespace supportcrm {
+
+struct NewTicket {
+    std::uint64_t customer_id = 0;
+    std::string channel;
+    std::optional<std::string> name, thread_id, email_used, last_message, contact_reason,
+        language_code, via;
+    timeutil::Millis date = 0;
+    timeutil::Millis last_message_time = 0;
+    std::optional<std::uint64_t> assigned_to;
+    bool is_opened_ticket = false;
+    std::int64_t unread_chat_count = 0;
+    std::string tags_json = "[]";  // a JSON array of strings
+    timeutil::Millis created_at = 0;
+};
+
+bool customer_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t customer_id);
+bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id);
+
+// Inserts the conversation, and its OPEN HumanTicket when is_opened_ticket, in the caller's
+// transaction; returns the conversation id.
+std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
+
+struct PersonRow {  // the Customer or User object of a response
+    std::uint64_t id = 0;
+    std::optional<std::string> email, first_name, last_name, full_name, phone_number, storefront_id;
+};
+
+struct HumanTicketRow {
+    std::uint64_t id = 0;
+    std::string status;
+    std::string opened_at;                 // ISO 8601
+    std::optional<std::string> closed_at;  // ISO 8601
+};
+
+struct TicketDetail {
+    std::uint64_t id = 0;
+    std::string channel;
+    std::optional<std::string> name;
+    PersonRow customer;
+    std::optional<PersonRow> user;
+    std::optional<HumanTicketRow> human_ticket;
+};
+
+// The ticket with the key's shop, in one statement. Neither key nor value when no row came back
+// (an unknown key or no such ticket in a live shop): resolve the key, then 404.
+Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
+
+}  // namespace supportcrm
