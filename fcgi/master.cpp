@@ -220,6 +220,7 @@ class Master {
     void replace_workers() {
         notify("RELOADING=1");
         reread_config();
+        log::info("reloading: " + describe(config_));
         unsigned old_generation = children_.next_generation();
         respawn_not_before_ = Clock::time_point{};
         ready_workers_ = 0;
@@ -239,7 +240,6 @@ class Master {
             }
             config_ = std::move(fresh);
             log::set_level(config_.log_level);
-            log::info("reloading: " + describe(config_));
         } catch (const std::exception& e) {
             log::error(std::string("reload: keeping the running config: ") + e.what());
         }
