@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <iterator>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <vector>
 
 namespace supportcrm {
@@ -42,6 +44,17 @@ constexpr MasterEvent kAllEvents[] = {MasterEvent::pool_ready, MasterEvent::relo
                                       MasterEvent::workers_gone};
 constexpr MasterState kServing[] = {MasterState::starting, MasterState::running,
                                     MasterState::reloading};
+constexpr MasterState kShuttingDown[] = {MasterState::stopping, MasterState::killing,
+                                         MasterState::stopped};
+
+// `event` leads to `to` from each of `states` (nullopt: changes nothing there).
+void expect_from_each(std::span<const MasterState> states, MasterEvent event,
+                      std::optional<MasterState> to) {
+    for (MasterState s : states) {
+        EXPECT_EQ(next_state(s, event), to)
+            << "from " << ::testing::PrintToString(s) << " on " << ::testing::PrintToString(event);
+    }
+}
 
 // The state after `events` from `state`, the way the master's loop applies them: an event the
 // table does not take leaves the state as it is.
@@ -101,37 +114,21 @@ TEST(MasterState, ShutdownTimeoutKillsThenStopsWhenTheLastWorkerIsReaped) {
 }
 
 TEST(MasterState, ShutdownTimeoutMeansNothingBeforeAStop) {
-    for (MasterState s : kServing) {
-        EXPECT_EQ(next_state(s, MasterEvent::shutdown_timeout), std::nullopt)
-            << ::testing::PrintToString(s);
-    }
+    expect_from_each(kServing, MasterEvent::shutdown_timeout, std::nullopt);
 }
 
 TEST(MasterState, StopIsTakenInEveryServingStateAndOnlyOnce) {
-    for (MasterState s : kServing) {
-        EXPECT_EQ(next_state(s, MasterEvent::stop_requested), MasterState::stopping)
-            << ::testing::PrintToString(s);
-    }
-    for (MasterState s : {MasterState::stopping, MasterState::killing, MasterState::stopped}) {
-        EXPECT_EQ(next_state(s, MasterEvent::stop_requested), std::nullopt)
-            << ::testing::PrintToString(s);
-    }
+    expect_from_each(kServing, MasterEvent::stop_requested, MasterState::stopping);
+    expect_from_each(kShuttingDown, MasterEvent::stop_requested, std::nullopt);
 }
 
 TEST(MasterState, ReloadStartsANewGenerationEvenWhileStartingOrReloading) {
-    for (MasterState s : kServing) {
-        EXPECT_EQ(next_state(s, MasterEvent::reload_requested), MasterState::reloading)
-            << ::testing::PrintToString(s);
-    }
+    expect_from_each(kServing, MasterEvent::reload_requested, MasterState::reloading);
 }
 
 TEST(MasterState, NothingButTheWorkersLeavingEndsAShutdown) {
-    for (MasterState s : {MasterState::stopping, MasterState::killing}) {
-        for (MasterEvent e : {MasterEvent::pool_ready, MasterEvent::reload_requested,
-                              MasterEvent::stop_requested}) {
-            EXPECT_EQ(next_state(s, e), std::nullopt)
-                << ::testing::PrintToString(s) << " " << ::testing::PrintToString(e);
-        }
+    for (MasterEvent e : {MasterEvent::pool_ready, MasterEvent::reload_requested}) {
+        expect_from_each(kShuttingDown, e, std::nullopt);
     }
 }
 
@@ -141,15 +138,12 @@ TEST(MasterState, ReadyIsAnnouncedOncePerPool) {
 }
 
 TEST(MasterState, WorkersLeavingWhileServingAreReplacedNotAStop) {
-    for (MasterState s : kServing) {
-        EXPECT_EQ(next_state(s, MasterEvent::workers_gone), std::nullopt)
-            << ::testing::PrintToString(s);
-    }
+    expect_from_each(kServing, MasterEvent::workers_gone, std::nullopt);
 }
 
 TEST(MasterState, StoppedIsFinal) {
     for (MasterEvent e : kAllEvents) {
-        EXPECT_EQ(next_state(MasterState::stopped, e), std::nullopt) << ::testing::PrintToString(e);
+        expect_from_each(std::array{MasterState::stopped}, e, std::nullopt);
     }
 }
 
