@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "fcgi/children.h"
+#include "fcgi/master_state.h"
 #include "fcgi/signals.h"
 #include "fcgi/worker.h"
 
@@ -101,43 +102,72 @@ class Master {
         log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " listening on " +
                   socket_.description() + " " + describe(config_));
         fill_pool();
-        while (true) {
+        while (state_ != MasterState::stopped) {
             wait_until(next_deadline(), readiness_.read_fd());
-            note_ready_workers();
+            count_ready_workers();
             if (signals::child_exited) {
                 signals::child_exited = 0;
                 on_children_exited();
             }
-            if (signals::stop_requested && !stopping_) {
-                begin_stop();
+            // Left set: once stopping, a repeated stop request changes nothing.
+            if (signals::stop_requested) {
+                on(MasterEvent::stop_requested);
             }
             if (signals::reload_requested) {
                 signals::reload_requested = 0;
-                if (!stopping_) {
-                    reload();
-                }
+                on(MasterEvent::reload_requested);
             }
-            if (stopping_) {
-                if (children_.count() == 0) {
-                    break;
-                }
-                if (!killed_ && Clock::now() >= stop_deadline_) {
-                    log::warning("shutdown-timeout reached; killing the remaining workers");
-                    children_.signal_all(SIGKILL);
-                    killed_ = true;
-                }
+            if (shutting_down(state_)) {
+                watch_shutdown();
             } else {
                 fill_pool();
             }
         }
-        log::info("stopped");
         return 0;
     }
 
   private:
+    // The one place the state changes: kMasterTransitions says whether `event` leads anywhere
+    // from here, and entering the new state does the rest.
+    void on(MasterEvent event) {
+        std::optional<MasterState> next = next_state(state_, event);
+        if (!next) {
+            return;
+        }
+        state_ = *next;
+        enter(*next);
+    }
+
+    // Each entry writes the transition's one log line.
+    void enter(MasterState state) {
+        switch (state) {
+            case MasterState::starting:  // the initial state only; run() logs it
+                break;
+            case MasterState::running:
+                announce_ready();
+                break;
+            case MasterState::reloading:
+                replace_workers();
+                break;
+            case MasterState::stopping:
+                stop_workers();
+                break;
+            case MasterState::killing:
+                kill_workers();
+                break;
+            case MasterState::stopped:
+                log::info("stopped");
+                break;
+        }
+    }
+
     std::optional<Clock::time_point> next_deadline() const {
-        if (stopping_) {
-            return killed_ ? Clock::now() + std::chrono::seconds(1) : stop_deadline_;
+        if (state_ == MasterState::stopping) {
+            return stop_deadline_;
+        }
+        // SIGCHLD wakes the loop when the killed workers are gone; the second is a safety net.
+        if (state_ == MasterState::killing) {
+            return Clock::now() + std::chrono::seconds(1);
         }
         if (children_.count_current() < config_.workers) {
             return respawn_not_before_;
@@ -155,25 +185,52 @@ class Master {
 
     void on_children_exited() {
         for (const Children::Exit& e : children_.reap()) {
-            if (!stopping_ && e.current_generation && e.uptime < kFastFailure) {
+            if (!shutting_down(state_) && e.current_generation && e.uptime < kFastFailure) {
                 respawn_not_before_ = Clock::now() + kFastFailure;
             }
         }
     }
 
-    void begin_stop() {
-        stopping_ = true;
-        notify("STOPPING=1");
-        log::info("stopping: workers finish their requests in hand (shutdown-timeout " +
-                  std::to_string(config_.shutdown_timeout) + "s)");
-        stop_deadline_ = Clock::now() + std::chrono::seconds(config_.shutdown_timeout);
-        children_.signal_all(SIGTERM);
+    // pool_ready is offered on every pass once enough workers have said so; the table takes it
+    // only while a pool waits to be announced (starting, reloading).
+    void count_ready_workers() {
+        ready_workers_ += readiness_.drain();
+        if (ready_workers_ >= config_.workers) {
+            on(MasterEvent::pool_ready);
+        }
+    }
+
+    // Stopping ends when the last worker is reaped, or is escalated at shutdown-timeout.
+    void watch_shutdown() {
+        if (children_.count() == 0) {
+            on(MasterEvent::workers_gone);
+        } else if (Clock::now() >= stop_deadline_) {
+            on(MasterEvent::shutdown_timeout);
+        }
+    }
+
+    // READY=1 (at start and after a reload) once a whole pool of workers has said it can serve.
+    void announce_ready() {
+        log::info("ready: " + std::to_string(config_.workers) + " workers serving");
+        notify("READY=1");
     }
 
     // New workers (with the re-read config) start first; then the old ones finish the request
     // in hand and exit. The listen socket stays open throughout, so no connection is refused.
-    void reload() {
+    void replace_workers() {
         notify("RELOADING=1");
+        reread_config();
+        log::info("reloading: " + describe(config_));
+        unsigned old_generation = children_.next_generation();
+        respawn_not_before_ = Clock::time_point{};
+        ready_workers_ = 0;
+        fill_pool();
+        children_.signal_generation(old_generation, SIGTERM);
+    }
+
+    // A config that does not load is logged and the running one kept; the workers are
+    // replaced all the same.
+    void reread_config() {
         try {
             Config fresh = reload_config_();
             if (fresh.listen != config_.listen) {
@@ -183,37 +240,31 @@ class Master {
             }
             config_ = std::move(fresh);
             log::set_level(config_.log_level);
-            log::info("reloading: " + describe(config_));
         } catch (const std::exception& e) {
             log::error(std::string("reload: keeping the running config: ") + e.what());
         }
-        unsigned old_generation = children_.next_generation();
-        respawn_not_before_ = Clock::time_point{};
-        ready_workers_ = 0;
-        announced_ready_ = false;
-        fill_pool();
-        children_.signal_generation(old_generation, SIGTERM);
     }
 
-    // READY=1 (at start and after a reload) once a whole pool of workers has said it can serve.
-    void note_ready_workers() {
-        ready_workers_ += readiness_.drain();
-        if (!announced_ready_ && !stopping_ && ready_workers_ >= config_.workers) {
-            announced_ready_ = true;
-            log::info("ready: " + std::to_string(config_.workers) + " workers serving");
-            notify("READY=1");
-        }
+    void stop_workers() {
+        notify("STOPPING=1");
+        log::info("stopping: workers finish their requests in hand (shutdown-timeout " +
+                  std::to_string(config_.shutdown_timeout) + "s)");
+        stop_deadline_ = Clock::now() + std::chrono::seconds(config_.shutdown_timeout);
+        children_.signal_all(SIGTERM);
+    }
+
+    void kill_workers() {
+        log::warning("shutdown-timeout reached; killing the remaining workers");
+        children_.signal_all(SIGKILL);
     }
 
     const ListenSocket& socket_;
     Config config_;
     ReadinessPipe readiness_;
     std::size_t ready_workers_ = 0;
-    bool announced_ready_ = false;
     const ConfigLoader& reload_config_;
     Children children_;
-    bool stopping_ = false;
-    bool killed_ = false;
+    MasterState state_ = MasterState::starting;
     Clock::time_point stop_deadline_{};
     Clock::time_point respawn_not_before_{};
 };

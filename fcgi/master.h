@@ -1,6 +1,7 @@
 // The master process: pre-forks the workers, replaces any that die, replaces all of them
 // gracefully on SIGHUP (after re-reading the config), and on SIGTERM/SIGINT lets them finish
-// the request in hand before it exits. Returns the process exit status.
+// the request in hand before it exits. Returns the process exit status. Its states and their
+// transitions: fcgi/master_state.h.
 #pragma once
 
 #include <functional>

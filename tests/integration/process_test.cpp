@@ -418,6 +418,39 @@ TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
     stop_cleanly(master);
 }
 
+// A config that no longer loads is logged and the running one kept, and the reload goes on with
+// it: new workers, a new READY, and the transition logged like any other reload.
+TEST_F(Process, ReloadWithABrokenConfigKeepsTheRunningOne) {
+    const std::string config = dir_.file("reload.conf");
+    {
+        std::ofstream out(config);
+        out << it::proc::read_file(it::env().config);
+    }
+    std::vector<std::string> args = master_args(10);
+    args[1] = config;  // --config
+    Proc& master = spawn("reload-broken", args);
+    ASSERT_TRUE(ready(master));
+    const std::vector<pid_t> first_workers = master.children();
+    ASSERT_EQ(first_workers.size(), 2u);
+
+    {
+        std::ofstream out(config, std::ios::app);
+        out << "\nno-such-key = 1\n";
+    }
+    master.signal(SIGHUP);
+    EXPECT_TRUE(master.wait_for_log("reload: keeping the running config", Millis(5000)));
+    EXPECT_TRUE(master.wait_for_log("reloading: ", Millis(5000)));
+    EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
+    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    for (pid_t w : master.children()) {
+        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
+            << "worker " << w << " of the first generation is still running";
+    }
+    EXPECT_TRUE(master.running()) << "a broken config on reload stopped the master";
+    stop_cleanly(master);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. kill -9 of a worker under load.
 
