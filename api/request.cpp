@@ -3,6 +3,7 @@
 #include <random>
 
 #include "common/keys.h"
+#include "common/text.h"
 
 namespace supportcrm {
 
@@ -53,11 +54,10 @@ std::string generate_request_id() {
     // Seeded from the CSPRNG on first use in each worker (the master never makes request ids,
     // so no two workers share a seed); ids need uniqueness, not secrecy.
     static std::mt19937_64 rng(std::stoull(keys::random_hex(8), nullptr, 16));
-    static const char kHex[] = "0123456789abcdef";
     std::uint64_t v = rng();
     std::string id(16, '0');
     for (int i = 15; i >= 0; --i) {
-        id[static_cast<std::size_t>(i)] = kHex[v & 0xF];
+        id[static_cast<std::size_t>(i)] = text::hex_digit(static_cast<unsigned>(v));
         v >>= 4;
     }
     return id;

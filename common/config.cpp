@@ -3,43 +3,75 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/lexical_cast.hpp>
 #include <fstream>
 #include <sstream>
 
 namespace supportcrm {
 namespace po = boost::program_options;
 
+namespace {
+
+// Collects the key list twice over: as program options (typed, with their defaults) and as
+// ConfigKey rows (the same defaults as text, exactly as --help shows them).
+class KeyList {
+  public:
+    KeyList() : options_("Configuration (file keys; each is also a --flag)") {}
+
+    template <class T>
+    void add(const char* name, const T& default_value, const char* help) {
+        std::string text = boost::lexical_cast<std::string>(default_value);
+        options_.add_options()(name, po::value<T>()->default_value(default_value, text), help);
+        rows_.push_back({name, std::move(text), help});
+    }
+
+    po::options_description options_;
+    std::vector<ConfigKey> rows_;
+};
+
+std::string octal(unsigned mode) {
+    std::ostringstream out;
+    out << '0' << std::oct << mode;
+    return out.str();
+}
+
+// THE key list: name, type (that of the default given) and help of every key. Defaults are
+// read from a default-constructed Config, so they are written nowhere but config.h and
+// db_settings.h; load_config below reads each key back into the member it came from.
+KeyList declare_keys() {
+    const Config d;
+    KeyList keys;
+    keys.add("listen", d.listen, "FastCGI listen address: a unix socket path, or host:port");
+    keys.add("listen-mode", octal(d.listen_mode), "permissions (octal) of a unix listen socket");
+    keys.add("listen-backlog", d.listen_backlog, "listen(2) backlog");
+    keys.add("workers", d.workers, "worker processes; 0 = number of CPUs");
+    keys.add("shutdown-timeout", d.shutdown_timeout,
+             "seconds in-flight requests get to finish on stop before workers are killed");
+    keys.add("db-host", d.db.host, "MariaDB host (unused when db-socket is set)");
+    keys.add("db-port", d.db.port, "MariaDB TCP port");
+    keys.add("db-socket", d.db.socket, "MariaDB unix socket path");
+    keys.add("db-name", d.db.name, "database name");
+    keys.add("db-user", d.db.user, "database user");
+    keys.add("db-password", d.db.password,
+             "database password (prefer db-password-file: command lines are visible to all)");
+    keys.add("db-password-file", d.db_password_file,
+             "file whose first line is the database password");
+    keys.add("max-body-bytes", d.max_body_bytes,
+             "request bodies larger than this are answered 413");
+    keys.add("log-level", std::string(log::level_key(d.log_level)),
+             "debug, info, warning or error");
+    keys.add("migrations-dir", d.migrations_dir, "directory of the NNN_name.sql migrations");
+    return keys;
+}
+
+}  // namespace
+
 po::options_description config_options() {
-    po::options_description d("Configuration (file keys; each is also a --flag)");
-    // clang-format off
-    d.add_options()
-        ("listen", po::value<std::string>()->default_value("/run/supportcrm/supportcrm.sock"),
-            "FastCGI listen address: a unix socket path, or host:port")
-        ("listen-mode", po::value<std::string>()->default_value("0660"),
-            "permissions (octal) of a unix listen socket")
-        ("listen-backlog", po::value<int>()->default_value(511), "listen(2) backlog")
-        ("workers", po::value<unsigned>()->default_value(0),
-            "worker processes; 0 = number of CPUs")
-        ("shutdown-timeout", po::value<unsigned>()->default_value(30),
-            "seconds in-flight requests get to finish on stop before workers are killed")
-        ("db-host", po::value<std::string>()->default_value("localhost"),
-            "MariaDB host (unused when db-socket is set)")
-        ("db-port", po::value<unsigned>()->default_value(3306), "MariaDB TCP port")
-        ("db-socket", po::value<std::string>()->default_value(""), "MariaDB unix socket path")
-        ("db-name", po::value<std::string>()->default_value("supportcrm"), "database name")
-        ("db-user", po::value<std::string>()->default_value("supportcrm"), "database user")
-        ("db-password", po::value<std::string>()->default_value(""),
-            "database password (prefer db-password-file: command lines are visible to all)")
-        ("db-password-file", po::value<std::string>()->default_value(""),
-            "file whose first line is the database password")
-        ("max-body-bytes", po::value<std::size_t>()->default_value(1048576),
-            "request bodies larger than this are answered 413")
-        ("log-level", po::value<std::string>()->default_value("info"),
-            "debug, info, warning or error")
-        ("migrations-dir", po::value<std::string>()->default_value(SUPPORTCRM_MIGRATIONS_DIR),
-            "directory of the NNN_name.sql migrations");
-    // clang-format on
-    return d;
+    return declare_keys().options_;
+}
+
+std::vector<ConfigKey> config_keys() {
+    return declare_keys().rows_;
 }
 
 namespace {

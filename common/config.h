@@ -1,5 +1,8 @@
-// Every configuration key, its type, default and help, declared once (config.cpp). The same
-// table serves the config file (INI) and the command line, for the server and the admin tool.
+// Every configuration key, its type and help, declared once (config.cpp's key list), with its
+// default written only here, as the initialiser of its member (and in db_settings.h). The same
+// list serves the config file (INI) and the command line, for the server and the admin tool;
+// unit tests check that etc/supportcrm.conf.in, README and docs/INTERFACES.md list exactly these
+// keys with these defaults (tests/unit/config_test.cpp).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -34,6 +37,16 @@ constexpr int kExitConfig = 78;  // EX_CONFIG
 
 // The options every binary shares (config file + server + database keys).
 boost::program_options::options_description config_options();
+
+// One row of the same list, for the documentation checks: the key, its default as a config
+// file spells it ("" when empty) and its help.
+struct ConfigKey {
+    std::string name;
+    std::string default_text;
+    std::string help;
+};
+// Every key of config_options(), in its order.
+std::vector<ConfigKey> config_keys();
 
 // Reads the config file named by --config (default /etc/supportcrm/supportcrm.conf; a missing
 // default file is fine, a missing named one is not), merges it under the command line values,

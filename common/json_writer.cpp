@@ -9,6 +9,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/text.h"
+
 namespace supportcrm {
 
 namespace {
@@ -68,7 +70,6 @@ std::size_t next_to_escape(std::string_view s, std::size_t from) {
 }
 
 void append_escape(std::string& out, unsigned char c) {
-    static const char kHex[] = "0123456789abcdef";
     switch (c) {
         case '"':
             out.append("\\\"");
@@ -92,7 +93,8 @@ void append_escape(std::string& out, unsigned char c) {
             out.append("\\f");
             break;
         default: {
-            const char escaped[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+            const char escaped[] = {
+                '\\', 'u', '0', '0', text::hex_digit(c >> 4), text::hex_digit(c)};
             out.append(escaped, sizeof escaped);
         }
     }

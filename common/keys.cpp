@@ -6,15 +6,16 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/text.h"
+
 namespace supportcrm::keys {
 namespace {
 
 std::string to_hex(const unsigned char* data, std::size_t n) {
-    static const char kHex[] = "0123456789abcdef";
     std::string out(n * 2, '0');
     for (std::size_t i = 0; i < n; ++i) {
-        out[2 * i] = kHex[data[i] >> 4];
-        out[2 * i + 1] = kHex[data[i] & 0xF];
+        out[2 * i] = text::hex_digit(data[i] >> 4);
+        out[2 * i + 1] = text::hex_digit(data[i]);
     }
     return out;
 }

@@ -14,18 +14,32 @@ namespace {
 Level g_level = Level::info;
 std::string g_request_id;
 
-const char* level_name(Level level) {
-    switch (level) {
-        case Level::debug:
-            return "DEBUG";
-        case Level::info:
-            return "INFO";
-        case Level::warning:
-            return "WARNING";
-        case Level::error:
-            return "ERROR";
+// Each level's spelling in the config (level_key) and on a log line, by Level's value.
+struct LevelNames {
+    Level level;
+    std::string_view key;
+    const char* label;
+};
+constexpr LevelNames kLevels[] = {{Level::debug, "debug", "DEBUG"},
+                                  {Level::info, "info", "INFO"},
+                                  {Level::warning, "warning", "WARNING"},
+                                  {Level::error, "error", "ERROR"}};
+constexpr bool indexed_by_level() {
+    for (int i = 0; i < 4; ++i) {
+        if (static_cast<int>(kLevels[i].level) != i) {
+            return false;
+        }
     }
-    return "?";
+    return true;
+}
+static_assert(indexed_by_level(), "kLevels[i] is the level whose value is i");
+
+const LevelNames& names_of(Level level) {
+    return kLevels[static_cast<int>(level)];
+}
+
+const char* level_name(Level level) {
+    return names_of(level).label;
 }
 
 }  // namespace
@@ -37,19 +51,18 @@ Level level() {
     return g_level;
 }
 
+std::string_view level_key(Level level) {
+    return names_of(level).key;
+}
+
 bool parse_level(std::string_view text, Level& out) {
-    if (text == "debug") {
-        out = Level::debug;
-    } else if (text == "info") {
-        out = Level::info;
-    } else if (text == "warning") {
-        out = Level::warning;
-    } else if (text == "error") {
-        out = Level::error;
-    } else {
-        return false;
+    for (const LevelNames& names : kLevels) {
+        if (text == names.key) {
+            out = names.level;
+            return true;
+        }
     }
-    return true;
+    return false;
 }
 
 void set_request_id(std::string_view request_id) {

@@ -11,7 +11,9 @@ enum class Level { debug = 0, info = 1, warning = 2, error = 3 };
 
 void set_level(Level level);
 Level level();
-// Parses "debug", "info", "warning" or "error"; false on anything else.
+// "debug", "info", "warning" or "error": how the log-level key spells a level.
+std::string_view level_key(Level level);
+// The inverse of level_key; false on anything else.
 bool parse_level(std::string_view text, Level& out);
 
 // The request id to stamp on lines written while a request is in hand (empty: none).

@@ -38,6 +38,12 @@ inline int hex_digit_value(char c) {
     return -1;
 }
 
+// The lower-case hex digit of v's low four bits: hex_digit_value's inverse, and the one hex
+// encoder (key digests, random hex, request ids, JSON \u00XX escapes).
+inline char hex_digit(unsigned v) {
+    return "0123456789abcdef"[v & 0xF];
+}
+
 // True when s is non-empty and every byte is 0-9.
 bool is_digits(std::string_view s);
 

@@ -56,29 +56,6 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(b, e - b));
 }
 
-// Printable excerpt of arbitrary bytes.
-std::string excerpt(std::string_view bytes, size_t max = 600) {
-    std::string out;
-    for (size_t i = 0; i < bytes.size() && i < max; ++i) {
-        auto c = static_cast<unsigned char>(bytes[i]);
-        if (c == '\r') {
-            out += "\\r";
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c < 0x20 || c >= 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    if (bytes.size() > max) {
-        out += "...(" + std::to_string(bytes.size()) + " bytes)";
-    }
-    return out;
-}
-
 std::string errno_text(int err) {
     return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ")";
 }
@@ -200,15 +177,15 @@ bool Response::complete() const {
 Json::Value Response::json() const {
     Json::Value v;
     if (!supportcrm::strict_json::parse(body, v)) {
-        throw std::runtime_error("response body is not RFC 8259 JSON: " + excerpt(body));
+        throw std::runtime_error("response body is not RFC 8259 JSON: " + printable(body));
     }
     return v;
 }
 
 std::string Response::describe() const {
-    std::string d = std::to_string(status) + " " + excerpt(body);
+    std::string d = std::to_string(status) + " " + printable(body);
     if (!stderr_text.empty()) {
-        d += " (stderr: " + excerpt(stderr_text) + ")";
+        d += " (stderr: " + printable(stderr_text) + ")";
     }
     return d;
 }
@@ -230,7 +207,8 @@ void parse_cgi_response(const std::string& raw, Response& out) {
         body_at = end == std::string::npos ? std::string::npos : end + 2;
     }
     if (end == std::string::npos) {
-        throw Error(Error::Kind::protocol, "CGI response without a header block: " + excerpt(raw));
+        throw Error(Error::Kind::protocol,
+                    "CGI response without a header block: " + printable(raw));
     }
     out.status = 200;
     size_t at = 0;
@@ -249,7 +227,8 @@ void parse_cgi_response(const std::string& raw, Response& out) {
         }
         size_t colon = line.find(':');
         if (colon == std::string_view::npos) {
-            throw Error(Error::Kind::protocol, "CGI header line without a colon: " + excerpt(line));
+            throw Error(Error::Kind::protocol,
+                        "CGI header line without a colon: " + printable(line));
         }
         std::string name = lower(trim(line.substr(0, colon)));
         std::string value = trim(line.substr(colon + 1));
@@ -257,7 +236,7 @@ void parse_cgi_response(const std::string& raw, Response& out) {
             char* parsed_end = nullptr;
             long status = std::strtol(value.c_str(), &parsed_end, 10);
             if (parsed_end == value.c_str() || status < 100 || status > 999) {
-                throw Error(Error::Kind::protocol, "bad Status header: " + excerpt(value));
+                throw Error(Error::Kind::protocol, "bad Status header: " + printable(value));
             }
             out.status = static_cast<int>(status);
         }
@@ -429,7 +408,7 @@ Response Connection::read_response(Millis timeout) {
         } else if (n == 0) {
             throw Error(Error::Kind::closed, "connection closed before FCGI_END_REQUEST (" +
                                                  std::to_string(out.size()) +
-                                                 " bytes of stdout: " + excerpt(out, 200) + ")");
+                                                 " bytes of stdout: " + printable(out, 200) + ")");
         } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
             throw Error(Error::Kind::closed,
                         "recv from " + socket_path_ + ": " + errno_text(errno));

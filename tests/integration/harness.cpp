@@ -57,28 +57,6 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(b, e - b));
 }
 
-// Printable excerpt of arbitrary bytes for failure messages.
-std::string excerpt(std::string_view bytes, size_t max = 1500) {
-    std::string out;
-    const size_t n = std::min(bytes.size(), max);
-    for (size_t i = 0; i < n; ++i) {
-        const auto c = static_cast<unsigned char>(bytes[i]);
-        if (c == '\n') {
-            out += "\\n";
-        } else if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    if (bytes.size() > max) {
-        out += "...(" + std::to_string(bytes.size()) + " bytes)";
-    }
-    return out;
-}
-
 std::string getenv_or_empty(const char* name) {
     const char* v = std::getenv(name);
     return v ? std::string(v) : std::string();
@@ -147,7 +125,7 @@ std::string to_json(const Json::Value& value, bool utf8) {
 Json::Value parse_json(std::string_view text) {
     Json::Value v;
     if (!supportcrm::strict_json::parse(text, v)) {
-        throw std::runtime_error("not RFC 8259 JSON: " + excerpt(text));
+        throw std::runtime_error("not RFC 8259 JSON: " + printable(text));
     }
     return v;
 }
@@ -157,7 +135,7 @@ Json::Value parse_json(std::string_view text) {
         return ::testing::AssertionFailure() << "body starts with a byte-order mark";
     }
     if (!supportcrm::strict_json::valid(body)) {
-        return ::testing::AssertionFailure() << "body is not RFC 8259 JSON: " << excerpt(body);
+        return ::testing::AssertionFailure() << "body is not RFC 8259 JSON: " << printable(body);
     }
     return ::testing::AssertionSuccess();
 }
@@ -223,7 +201,7 @@ const Json::Value& HttpResponse::json() const {
 }
 
 std::string HttpResponse::describe() const {
-    return method + " " + path + " -> " + std::to_string(status) + " " + excerpt(body);
+    return method + " " + path + " -> " + std::to_string(status) + " " + printable(body);
 }
 
 namespace {
@@ -443,8 +421,8 @@ Json::Value admin(const std::vector<std::string>& args) {
     const AdminResult r = admin_raw(args);
     if (r.exit_code != 0) {
         throw std::runtime_error("supportcrm-admin " + cmd + " exited " +
-                                 std::to_string(r.exit_code) + "; stderr: " + excerpt(r.err) +
-                                 "; stdout: " + excerpt(r.out));
+                                 std::to_string(r.exit_code) + "; stderr: " + printable(r.err) +
+                                 "; stdout: " + printable(r.out));
     }
     Json::Value v;
     try {
@@ -454,7 +432,7 @@ Json::Value admin(const std::vector<std::string>& args) {
     }
     if (!v.isObject()) {
         throw std::runtime_error("supportcrm-admin " + cmd +
-                                 " did not print a JSON object: " + excerpt(r.out));
+                                 " did not print a JSON object: " + printable(r.out));
     }
     return v;
 }
@@ -701,6 +679,29 @@ bool wait_for_log(std::string_view needle, std::chrono::milliseconds timeout) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+}
+
+std::string printable(std::string_view bytes, size_t max) {
+    std::string out;
+    const size_t n = std::min(bytes.size(), max);
+    for (size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(bytes[i]);
+        if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    if (bytes.size() > max) {
+        out += "...(" + std::to_string(bytes.size()) + " bytes)";
+    }
+    return out;
 }
 
 // Plain FIPS 180-4 SHA-256; only used to look for a key's digest in the log.

@@ -195,6 +195,10 @@ std::string read_fcgi_log();
 bool wait_for_log(std::string_view needle,
                   std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
+// Arbitrary bytes for a failure message: \r, \n and other control bytes escaped (\x01),
+// cut after `max` bytes with the full length noted.
+std::string printable(std::string_view bytes, size_t max = 1500);
+
 // Lowercase hex SHA-256 of `data` (to check that a key's digest is not logged either).
 std::string sha256_hex(std::string_view data);
 

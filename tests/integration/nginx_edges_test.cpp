@@ -433,21 +433,12 @@ std::vector<std::string> spellings_of(const std::string& key) {
     };
 }
 
-std::string printable(std::string s) {
-    for (char& c : s) {
-        if (static_cast<unsigned char>(c) < 0x20) {
-            c = '~';
-        }
-    }
-    return s;
-}
-
 TEST(NginxEdges, EverySpellingOfAKeyIsThatKeyForThePool) {
     const it::Shop shop = it::make_shop();
     for (const std::string& header : spellings_of(shop.key)) {
         const RawReply r = raw_http(request("GET", "/api/v1/customers/0", header));
         EXPECT_TRUE(is_json_error(r.response, 404, "customer_not_found", "Customer not found"))
-            << printable(header);
+            << it::printable(header);
     }
 }
 
@@ -471,7 +462,7 @@ bool other_spellings_limited_in_one_round(std::string& trace) {
     bool all = true;
     for (size_t i = 1; i < spellings.size(); ++i) {
         const RawReply r = raw_http(request("GET", path, spellings[i]), url);
-        trace += printable(spellings[i]) + " -> " + std::to_string(r.response.status) + "; ";
+        trace += it::printable(spellings[i]) + " -> " + std::to_string(r.response.status) + "; ";
         if (r.response.status == 429) {
             EXPECT_TRUE(is_json_error(r.response, 429, "rate_limited", "Too many requests"));
         }
