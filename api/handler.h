@@ -1,6 +1,8 @@
 // What every operation handler gets and the steps they share. A handler is one function from
 // a HandlerContext to a Response; it validates in the contract's order (path id, body, fields,
-// referenced records) and answers bad input with an error Response, never an exception.
+// referenced records) and answers bad input with an error Response, never an exception. The key
+// and its shop come first in that order: on a route whose handler resolves the key inside its
+// own statement, dispatch answers with the key's error instead of whatever the handler answers.
 #pragma once
 
 #include <json/value.h>
