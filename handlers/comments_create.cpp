@@ -44,12 +44,8 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
 }
 
 Response create_comment(HandlerContext& ctx) {
-    // Path and body are checked before the key is looked up (its statement is the ticket's
+    // Path id and body are checked before the key is looked up (its statement is the ticket's
     // update); dispatch puts the key's own checks first.
-    auto ticket_id = parse_path_id(ctx.path_id, "ticketId");
-    if (ticket_id.error) {
-        return std::move(*ticket_id.error);
-    }
     auto body = read_json_object(ctx);
     if (body.error) {
         return std::move(*body.error);
@@ -61,7 +57,7 @@ Response create_comment(HandlerContext& ctx) {
         return errors::validation(fields.error());
     }
     std::optional<AddedComment> added =
-        add_comment(ctx.db, ctx.caller.key_digest(), ticket_id.value, comment);
+        add_comment(ctx.db, ctx.caller.key_digest(), ctx.path_id, comment);
     if (!added) {
         return errors::ticket_not_found();  // nothing matched: the key's own statement decides
     }

@@ -8,11 +8,7 @@
 namespace supportcrm {
 
 Response list_ticket_comments(HandlerContext& ctx) {
-    auto ticket_id = parse_path_id(ctx.path_id, "ticketId");
-    if (ticket_id.error) {
-        return std::move(*ticket_id.error);
-    }
-    Keyed<TicketComments> listed = list_comments(ctx.db, ctx.caller.key_digest(), ticket_id.value);
+    Keyed<TicketComments> listed = list_comments(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     std::optional<TicketComments>& found = listed.value;
     // No rows: an unknown key, a deleted shop, no such ticket, or a ticket without comments.
     const Shop* shop = found ? ctx.caller.learn(listed.key) : ctx.caller.resolve(ctx.db);
@@ -20,7 +16,7 @@ Response list_ticket_comments(HandlerContext& ctx) {
         return *ctx.caller.error();
     }
     if (!found) {
-        found = ticket_without_comments(ctx.db, shop->id, ticket_id.value);
+        found = ticket_without_comments(ctx.db, shop->id, ctx.path_id);
     }
     if (!found) {
         return errors::ticket_not_found();

@@ -7,11 +7,7 @@
 namespace supportcrm {
 
 Response get_customer(HandlerContext& ctx) {
-    auto id = parse_path_id(ctx.path_id, "customerId");
-    if (id.error) {
-        return std::move(*id.error);
-    }
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), id.value);
+    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     const Shop* shop = ctx.caller.learn(found.key);
     if (!shop) {
         return *ctx.caller.error();

@@ -24,11 +24,7 @@ void write_human_ticket(JsonWriter& w, const std::optional<HumanTicketRow>& h) {
 }  // namespace
 
 Response get_ticket(HandlerContext& ctx) {
-    auto id = parse_path_id(ctx.path_id, "ticketId");
-    if (id.error) {
-        return std::move(*id.error);
-    }
-    Keyed<TicketDetail> found = find_ticket(ctx.db, ctx.caller.key_digest(), id.value);
+    Keyed<TicketDetail> found = find_ticket(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     if (!found.value) {
         return errors::ticket_not_found();  // no row: the key's own statement decides first
     }

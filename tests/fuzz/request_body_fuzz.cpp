@@ -269,7 +269,7 @@ Checked<Json::Value> read_body(std::string_view data) {
     StringBody source{std::string(data)};
     r.body_source = &source;
     Caller no_key;
-    HandlerContext ctx{r, no_key, unconnected, "", kMaxBodyBytes};
+    HandlerContext ctx{r, no_key, unconnected, 0, kMaxBodyBytes};
     return read_json_object(ctx);
 }
 
