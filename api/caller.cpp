@@ -6,40 +6,21 @@
 
 namespace supportcrm {
 
-std::optional<Response> Caller::resolve(Db& db) {
-    if (state_ != State::unresolved) {
-        return error();
-    }
-    return settle(find_shop_by_key_digest(db, digest_));
-}
-
-std::optional<Response> Caller::adopt(const std::optional<Shop>& keyed) {
-    return settle(keyed);
-}
-
-void Caller::accepted(Shop shop) {
-    state_ = State::ok;
-    shop_ = std::move(shop);
-}
-
-Response Caller::after_key_checks(Db& db, Response response) {
-    if (auto key_error = resolve(db)) {
-        return std::move(*key_error);
-    }
-    return response;
-}
-
-std::optional<Response> Caller::settle(const std::optional<Shop>& found) {
-    if (!found) {
+const Shop* Caller::learn(const std::optional<Shop>& key) {
+    if (!key) {
         state_ = State::unknown_key;
-    } else if (found->deleted) {
-        state_ = State::shop_deleted;
-        shop_ = *found;
-    } else {
-        state_ = State::ok;
-        shop_ = *found;
+        return nullptr;
     }
-    return error();
+    shop_ = *key;
+    state_ = key->deleted ? State::shop_deleted : State::ok;
+    return state_ == State::ok ? &shop_ : nullptr;
+}
+
+const Shop* Caller::resolve(Db& db) {
+    if (state_ == State::unresolved) {
+        return learn(find_shop_by_key_digest(db, digest_));
+    }
+    return state_ == State::ok ? &shop_ : nullptr;
 }
 
 std::optional<Response> Caller::error() const {

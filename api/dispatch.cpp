@@ -14,6 +14,18 @@
 namespace supportcrm {
 namespace {
 
+// The path id is the first of the operation's own checks (after the key and its shop).
+Response run_handler(const RouteMatch& match, HandlerContext& ctx) {
+    if (!match.id_name.empty()) {
+        Checked<std::uint64_t> id = parse_path_id(match.path_id, match.id_name);
+        if (id.error) {
+            return std::move(*id.error);
+        }
+        ctx.path_id = id.value;
+    }
+    return match.handler(ctx);
+}
+
 Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router route) {
     Outcome out;
     RouteMatch match = route(request.method, request.path);
@@ -33,15 +45,21 @@ Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router ro
             return out;
         }
         caller = Caller(keys::digest_hex(*key));
-        if (!match.key_in_statement) {
-            if (auto key_error = caller.resolve(db)) {
-                out.response = std::move(*key_error);
-                return out;
-            }
+        if (!match.key_in_statement && !caller.resolve(db)) {
+            out.response = *caller.error();
+            return out;
         }
     }
-    HandlerContext ctx{request, caller, db, match.path_id, max_body_bytes};
-    out.response = match.handler(ctx);
+    HandlerContext ctx{request, caller, db, 0, max_body_bytes};
+    out.response = run_handler(match, ctx);
+    // The contract checks the key (401) and its shop (404) before anything the handler checks.
+    // A handler that resolves the key inside its own statement checks what it can before that
+    // statement runs (path id, body, fields, query) and may find no row; whatever it answers,
+    // the key's own error answers instead. The key's statement runs here only if no statement
+    // of the handler settled the key.
+    if (match.needs_key && !caller.resolve(db)) {
+        out.response = *caller.error();
+    }
     out.shop_id = caller.shop_id();
     return out;
 }

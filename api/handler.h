@@ -1,6 +1,8 @@
 // What every operation handler gets and the steps they share. A handler is one function from
 // a HandlerContext to a Response; it validates in the contract's order (path id, body, fields,
-// referenced records) and answers bad input with an error Response, never an exception.
+// referenced records) and answers bad input with an error Response, never an exception. The key
+// and its shop come first in that order: on a route whose handler resolves the key inside its
+// own statement, dispatch answers with the key's error instead of whatever the handler answers.
 #pragma once
 
 #include <json/value.h>
@@ -20,7 +22,7 @@ struct HandlerContext {
     Request& request;
     Caller& caller;  // resolved before the handler runs unless its route says key_in_statement
     Db& db;
-    std::string_view path_id;  // the {id} segment of the route, possibly empty
+    std::uint64_t path_id;  // the route's path id, checked by dispatch (0 for a route without one)
     std::size_t max_body_bytes;
 };
 
@@ -33,8 +35,9 @@ struct Checked {
     std::optional<Response> error;
 };
 
-// The {id} path segment as a number: empty → 400 "<name> is required", not all digits →
-// 400 "Invalid <name>", beyond 64 bits → UINT64_MAX (no such row, so 404 follows).
+// The path id segment as a number, checked by dispatch before the handler runs: empty → 400
+// "<name> is required", not all digits → 400 "Invalid <name>", beyond 64 bits → UINT64_MAX
+// (no such row, so 404 follows).
 Checked<std::uint64_t> parse_path_id(std::string_view segment, std::string_view name);
 
 // The body as a JSON object: 413 / 415 / 400 invalid_json / 400 invalid_body per the

@@ -18,7 +18,8 @@ struct RouteMatch {
     // The handler resolves the key itself, inside its own statement (api/caller.h);
     // otherwise the key is resolved before the handler runs.
     bool key_in_statement = false;
-    std::string_view path_id;  // the {id} segment (points into the matched path)
+    std::string_view path_id;  // the {name} segment (points into the matched path)
+    std::string_view id_name;  // its name ("ticketId"); empty for a route without a path id
     std::string allow;         // for method_not_allowed: "GET, POST"
 };
 

@@ -56,17 +56,8 @@ std::optional<std::string> trimmed(const std::optional<std::string>& v) {
 
 CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c) {
     CustomerRow row;
+    static_cast<CustomerFields&>(row) = c;
     row.id = id;
-    row.email = c.email;
-    row.phone_number = c.phone_number;
-    row.first_name = c.first_name;
-    row.last_name = c.last_name;
-    row.full_name = c.full_name;
-    row.storefront_id = c.storefront_id;
-    row.site_cms_id = c.site_cms_id;
-    row.social_a_user_id = c.social_a_user_id;
-    row.social_b_user_id = c.social_b_user_id;
-    row.messaging_id = c.messaging_id;
     row.created_at = timeutil::format_iso(c.created_at);
     return row;
 }

@@ -11,7 +11,9 @@
 
 namespace supportcrm {
 
-struct NewCustomer {
+// The columns a client gives when it adds a customer: shared by the new customer and the row,
+// so that the row of a new customer is a copy of one part, not of each field.
+struct CustomerFields {
     std::optional<std::string> email;
     std::optional<std::string> phone_number;
     std::optional<std::string> first_name;
@@ -22,14 +24,15 @@ struct NewCustomer {
     std::optional<std::string> social_a_user_id;
     std::optional<std::string> social_b_user_id;
     std::optional<std::string> messaging_id;
+};
+
+struct NewCustomer : CustomerFields {
     timeutil::Millis created_at = 0;
 };
 
-struct CustomerRow {
+struct CustomerRow : CustomerFields {
     std::uint64_t id = 0;
-    std::optional<std::string> email, phone_number, first_name, last_name, full_name;
-    std::optional<std::string> storefront_id, site_cms_id, storefront_b_id, social_a_user_id,
-        social_b_user_id, messaging_id;
+    std::optional<std::string> storefront_b_id;
     std::optional<std::string> helpdesk_a_id, helpdesk_b_id, helpdesk_c_id, helpdesk_d_id,
         social_b_pseudo, cms;
     std::uint64_t number_of_orders = 0;

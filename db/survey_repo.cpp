@@ -6,6 +6,7 @@
 #include <charconv>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 namespace supportcrm {
 namespace {
@@ -166,6 +167,17 @@ std::vector<SurveyRow> brand_page(Db& db, const CsatQuery& q,
 }
 
 }  // namespace
+
+SurveyRow row_of_new_survey(const RecordedSurvey& recorded, const NewSurvey& survey,
+                            std::string shop_domain) {
+    SurveyRow row;
+    static_cast<SurveyFields&>(row) = survey;
+    row.id = recorded.id;
+    row.created_at = timeutil::format_iso(survey.created_at);
+    row.shop_domain = std::move(shop_domain);
+    row.customer = recorded.customer;
+    return row;
+}
 
 std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
     Transaction tx(db);

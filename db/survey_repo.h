@@ -18,13 +18,18 @@ struct SurveyCustomer {
     std::optional<std::string> email, name, phone;
 };
 
-struct NewSurvey {
+// The columns a client gives when it records a survey: shared by the new survey and the row, so
+// that the row of a new survey is a copy of one part, not of each field.
+struct SurveyFields {
     std::uint64_t conversation_id = 0;
     int mark = 0;
     std::optional<std::string> comment;
     std::optional<std::int64_t> message_id;
-    std::string graph_nodes_json = "{}";
-    std::string node_ids_json = "[]";
+    std::string graph_nodes_json = "{}";  // any JSON object, as text
+    std::string node_ids_json = "[]";     // any JSON array, as text
+};
+
+struct NewSurvey : SurveyFields {
     timeutil::Millis created_at = 0;
 };
 
@@ -36,17 +41,16 @@ struct RecordedSurvey {
 };
 std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& survey);
 
-struct SurveyRow {
+struct SurveyRow : SurveyFields {
     std::uint64_t id = 0;
-    int mark = 0;
-    std::optional<std::string> comment;
-    std::string graph_nodes_json, node_ids_json;
-    std::optional<std::int64_t> message_id;
     std::string created_at;  // ISO 8601
     std::string shop_domain;
-    std::uint64_t conversation_id = 0;
     SurveyCustomer customer;
 };
+
+// The row record_survey() wrote, without reading it back: every column is known.
+SurveyRow row_of_new_survey(const RecordedSurvey& recorded, const NewSurvey& survey,
+                            std::string shop_domain);
 
 struct CsatQuery {
     std::uint64_t scope_id = 0;  // the shop id, or the brand id when brand

@@ -8,22 +8,15 @@
 namespace supportcrm {
 
 Response list_ticket_comments(HandlerContext& ctx) {
-    auto ticket_id = parse_path_id(ctx.path_id, "ticketId");
-    if (ticket_id.error) {
-        return ctx.caller.after_key_checks(ctx.db, std::move(*ticket_id.error));
-    }
-    Keyed<TicketComments> listed = list_comments(ctx.db, ctx.caller.key_digest(), ticket_id.value);
+    Keyed<TicketComments> listed = list_comments(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     std::optional<TicketComments>& found = listed.value;
-    if (found) {
-        if (auto key_error = ctx.caller.adopt(listed.key)) {
-            return std::move(*key_error);
-        }
-    } else {
-        // No rows: an unknown key, a deleted shop, no such ticket, or a ticket without comments.
-        if (auto key_error = ctx.caller.resolve(ctx.db)) {
-            return std::move(*key_error);
-        }
-        found = ticket_without_comments(ctx.db, ctx.caller.shop().id, ticket_id.value);
+    // No rows: an unknown key, a deleted shop, no such ticket, or a ticket without comments.
+    const Shop* shop = found ? ctx.caller.learn(listed.key) : ctx.caller.resolve(ctx.db);
+    if (!shop) {
+        return *ctx.caller.error();
+    }
+    if (!found) {
+        found = ticket_without_comments(ctx.db, shop->id, ctx.path_id);
     }
     if (!found) {
         return errors::ticket_not_found();

@@ -50,23 +50,11 @@ Response create_survey(HandlerContext& ctx) {
     if (!recorded) {
         return errors::ticket_not_found();
     }
-    SurveyRow row;
-    row.id = recorded->id;
-    row.mark = survey.mark;
-    row.comment = survey.comment;
-    row.graph_nodes_json = survey.graph_nodes_json;
-    row.node_ids_json = survey.node_ids_json;
-    row.message_id = survey.message_id;
-    row.created_at = timeutil::format_iso(survey.created_at);
-    row.shop_domain = ctx.caller.shop().domain;
-    row.conversation_id = survey.conversation_id;
-    row.customer = recorded->customer;
-
     Response r;
     r.status = 201;
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("survey");
-    write_survey(w, row);
+    write_survey(w, row_of_new_survey(*recorded, survey, ctx.caller.shop().domain));
     w.end_object();
     return r;
 }

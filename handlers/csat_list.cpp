@@ -26,25 +26,25 @@ void write_stats(JsonWriter& w, const CsatResult& result) {
 
 // Shop scope is one statement that also resolves the key; brand scope, and whatever that
 // statement cannot answer (no rows), resolve the key first and read in a transaction.
-Checked<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuery& query) {
-    Checked<CsatResult> out;
+// nullopt when the key has no live shop.
+std::optional<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuery& query) {
     if (!p.brand) {
         Keyed<CsatResult> keyed = query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query);
         if (keyed.value) {
-            out.error = ctx.caller.adopt(keyed.key);
-            out.value = std::move(*keyed.value);
-            return out;
+            if (!ctx.caller.learn(keyed.key)) {
+                return std::nullopt;
+            }
+            return std::move(keyed.value);
         }
     }
-    if ((out.error = ctx.caller.resolve(ctx.db))) {
-        return out;
+    const Shop* shop = ctx.caller.resolve(ctx.db);
+    if (!shop) {
+        return std::nullopt;
     }
-    const Shop& shop = ctx.caller.shop();
     // Brand scope for a shop without a brand is shop scope, and says so.
-    query.brand = p.brand && shop.brand_id.has_value();
-    query.scope_id = query.brand ? *shop.brand_id : shop.id;
-    out.value = query_csat(ctx.db, query);
-    return out;
+    query.brand = p.brand && shop->brand_id.has_value();
+    query.scope_id = query.brand ? *shop->brand_id : shop->id;
+    return query_csat(ctx.db, query);
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ Checked<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuer
 Response list_csat(HandlerContext& ctx) {
     CsatParse parsed = parse_csat_query(QueryParams(ctx.request.query), timeutil::now_ms());
     if (!parsed.error.empty()) {
-        return ctx.caller.after_key_checks(ctx.db, errors::invalid_query(parsed.error));
+        return errors::invalid_query(parsed.error);
     }
     const CsatParams& p = parsed.params;
     CsatQuery query;
@@ -61,11 +61,11 @@ Response list_csat(HandlerContext& ctx) {
     query.limit = p.limit;
     // A page beyond any possible row is simply empty; keep the offset from overflowing.
     query.offset = p.page > UINT64_MAX / p.limit / 2 ? UINT64_MAX / 2 : p.page * p.limit;
-    Checked<CsatResult> read = read_csat(ctx, p, query);
-    if (read.error) {
-        return std::move(*read.error);
+    std::optional<CsatResult> read = read_csat(ctx, p, query);
+    if (!read) {
+        return *ctx.caller.error();
     }
-    const CsatResult& result = read.value;
+    const CsatResult& result = *read;
     const bool brand = query.brand;
     Response r;
     r.body.reserve(512 + result.surveys.size() * 384);

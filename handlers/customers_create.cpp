@@ -58,24 +58,25 @@ Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
     InsertedCustomer inserted = insert_customer(ctx.db, ctx.caller.key_digest(), customer);
     switch (inserted.result) {
         case InsertedCustomer::Result::inserted:
-            ctx.caller.accepted(std::move(inserted.shop));
+            ctx.caller.learn(inserted.shop);
             out.customer = row_of_new_customer(inserted.id, customer);
             out.created = true;
             return out;
         case InsertedCustomer::Result::no_shop:
-            // The key found no live shop. Should it resolve now, the key was created after the
-            // insert looked: this request came first and is answered as such.
-            out.error = ctx.caller.after_key_checks(ctx.db, errors::invalid_api_key());
+            // The key found no live shop; dispatch runs the key's own statement, whose error
+            // answers. Should the key resolve now, it was created after the insert looked: this
+            // request came first and is answered as such.
+            out.error = errors::invalid_api_key();
             return out;
         case InsertedCustomer::Result::duplicate:
             break;
     }
-    if (auto key_error = ctx.caller.resolve(ctx.db)) {
-        out.error = std::move(key_error);
+    const Shop* shop = ctx.caller.resolve(ctx.db);
+    if (!shop) {
+        out.error = ctx.caller.error();
         return out;
     }
-    std::optional<CustomerRow> existing =
-        find_existing_customer(ctx.db, ctx.caller.shop().id, customer);
+    std::optional<CustomerRow> existing = find_existing_customer(ctx.db, shop->id, customer);
     if (!existing) {
         throw std::logic_error("duplicate key on customer insert but no matching customer");
     }
@@ -87,15 +88,15 @@ Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
 
 Response create_customer(HandlerContext& ctx) {
     // The body is checked before the key is looked up, so that a valid request costs a single
-    // statement; any error found first waits for the key's own checks, which come first.
+    // statement; dispatch puts the key's own checks first.
     auto body = read_json_object(ctx);
     if (body.error) {
-        return ctx.caller.after_key_checks(ctx.db, std::move(*body.error));
+        return std::move(*body.error);
     }
     FieldReader fields(body.value);
     NewCustomer customer = read_new_customer(fields);
     if (!fields.ok()) {
-        return ctx.caller.after_key_checks(ctx.db, errors::validation(fields.error()));
+        return errors::validation(fields.error());
     }
     customer.created_at = timeutil::now_ms();
     Created outcome = insert_or_find(ctx, customer);

@@ -7,13 +7,10 @@
 namespace supportcrm {
 
 Response get_customer(HandlerContext& ctx) {
-    auto id = parse_path_id(ctx.path_id, "customerId");
-    if (id.error) {
-        return ctx.caller.after_key_checks(ctx.db, std::move(*id.error));
-    }
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), id.value);
-    if (auto key_error = ctx.caller.adopt(found.key)) {
-        return std::move(*key_error);
+    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    const Shop* shop = ctx.caller.learn(found.key);
+    if (!shop) {
+        return *ctx.caller.error();
     }
     if (!found.value) {
         return errors::customer_not_found();
@@ -37,7 +34,7 @@ Response get_customer(HandlerContext& ctx) {
         .field("last_name", c.last_name)
         .field("full_name", c.full_name)
         .field("numberOfOrders", c.number_of_orders)
-        .field("shopDomain", ctx.caller.shop().domain)
+        .field("shopDomain", shop->domain)
         .field("creationDate", c.created_at)
         .field("cms_creationDate", c.cms_created_at)
         .field("CMS", c.cms)

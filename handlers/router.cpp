@@ -5,7 +5,7 @@ namespace {
 
 struct Route {
     const char* method;
-    const char* pattern;  // "{id}" matches any one segment, even an empty one
+    const char* pattern;  // "{name}" matches any one segment, even an empty one: the path id
     Handler handler;
     enum Key { none, resolved_first, in_statement } key;
 };
@@ -13,11 +13,11 @@ struct Route {
 // clang-format off
 const Route kRoutes[] = {
     {"POST", "/api/v1/customers",              create_customer,      Route::in_statement},
-    {"GET",  "/api/v1/customers/{id}",         get_customer,         Route::in_statement},
+    {"GET",  "/api/v1/customers/{customerId}", get_customer,         Route::in_statement},
     {"POST", "/api/v1/tickets",                create_ticket,        Route::resolved_first},
-    {"GET",  "/api/v1/tickets/{id}",           get_ticket,           Route::in_statement},
-    {"GET",  "/api/v1/tickets/{id}/comments",  list_ticket_comments, Route::in_statement},
-    {"POST", "/api/v1/tickets/{id}/comments",  create_comment,       Route::in_statement},
+    {"GET",  "/api/v1/tickets/{ticketId}",     get_ticket,           Route::in_statement},
+    {"GET",  "/api/v1/tickets/{ticketId}/comments", list_ticket_comments, Route::in_statement},
+    {"POST", "/api/v1/tickets/{ticketId}/comments", create_comment,       Route::in_statement},
     {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},
     {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
     {"GET",  "/healthz",                       healthz,              Route::none},
@@ -26,18 +26,21 @@ const Route kRoutes[] = {
 };
 // clang-format on
 
-// Matches path against pattern segment by segment; on success id holds the {id} segment.
-bool matches(std::string_view pattern, std::string_view path, std::string_view& id) {
+// Matches path against pattern segment by segment; on success id holds the {name} segment and
+// id_name its name.
+bool matches(std::string_view pattern, std::string_view path, std::string_view& id,
+             std::string_view& id_name) {
     while (true) {
         auto p_end = pattern.find('/', 1);
         auto s_end = path.find('/', 1);
         std::string_view p_seg = pattern.substr(0, p_end);
         std::string_view s_seg = path.substr(0, s_end);
-        if (p_seg == "/{id}") {
+        if (p_seg.size() > 3 && p_seg[1] == '{' && p_seg.back() == '}') {
             if (s_seg.empty() || s_seg[0] != '/') {
                 return false;
             }
             id = s_seg.substr(1);
+            id_name = p_seg.substr(2, p_seg.size() - 3);
         } else if (p_seg != s_seg) {
             return false;
         }
@@ -55,7 +58,8 @@ RouteMatch route(std::string_view method, std::string_view path) {
     RouteMatch m;
     for (const Route& r : kRoutes) {
         std::string_view id;
-        if (!matches(r.pattern, path, id)) {
+        std::string_view id_name;
+        if (!matches(r.pattern, path, id, id_name)) {
             continue;
         }
         if (method == r.method) {
@@ -64,6 +68,7 @@ RouteMatch route(std::string_view method, std::string_view path) {
             m.needs_key = r.key != Route::none;
             m.key_in_statement = r.key == Route::in_statement;
             m.path_id = id;
+            m.id_name = id_name;
             return m;
         }
         m.kind = RouteMatch::Kind::method_not_allowed;

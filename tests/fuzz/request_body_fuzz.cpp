@@ -269,7 +269,7 @@ Checked<Json::Value> read_body(std::string_view data) {
     StringBody source{std::string(data)};
     r.body_source = &source;
     Caller no_key;
-    HandlerContext ctx{r, no_key, unconnected, "", kMaxBodyBytes};
+    HandlerContext ctx{r, no_key, unconnected, 0, kMaxBodyBytes};
     return read_json_object(ctx);
 }
 
@@ -483,16 +483,7 @@ void fuzz_survey(const Json::Value& body, std::string_view raw_body) {
         check_as_given(s.node_ids_json, body["nodeIds"], "P5 survey nodeIds read back as given");
     }
     // The survey as POST /api/v1/csat answers and GET /api/v1/csat lists it (views.cpp).
-    SurveyRow row;
-    row.id = 1;
-    row.mark = s.mark;
-    row.comment = s.comment;
-    row.graph_nodes_json = s.graph_nodes_json;
-    row.node_ids_json = s.node_ids_json;
-    row.message_id = s.message_id;
-    row.created_at = timeutil::format_iso(s.created_at);
-    row.shop_domain = "shop.example";
-    row.conversation_id = s.conversation_id;
+    SurveyRow row = row_of_new_survey(RecordedSurvey{1, {}}, s, "shop.example");
     std::string out;
     JsonWriter w(out);
     w.begin_object().field("success", true).key("survey");

@@ -1,6 +1,7 @@
 // Caller: what a keyed statement's row means for the request, in the contract's order. The key's
 // own statement (resolve() on an unresolved caller) needs the database and is covered by the
-// integration tests; once the key is settled, nothing here touches the database.
+// integration tests; once learn() has settled the key, nothing here touches the database (the
+// unconnected Db below would throw if it were asked).
 #include "api/caller.h"
 
 #include <gtest/gtest.h>
@@ -33,49 +34,53 @@ bool is_error(const std::optional<Response>& r, int status, const std::string& c
 
 TEST(Caller, NoRowMeansAnUnknownKey) {
     Caller caller("digest");
-    EXPECT_TRUE(is_error(caller.adopt(std::nullopt), 401, "invalid_api_key"));
+    EXPECT_EQ(caller.learn(std::nullopt), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 401, "invalid_api_key"));
     EXPECT_FALSE(caller.shop_id());
     Db unconnected{DbSettings{}};  // settled: the key's statement is not run again
-    EXPECT_TRUE(is_error(caller.resolve(unconnected), 401, "invalid_api_key"));
+    EXPECT_EQ(caller.resolve(unconnected), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 401, "invalid_api_key"));
 }
 
-TEST(Caller, ADeletedShopIs404AndWinsOverTheOperationsOwnError) {
+TEST(Caller, ADeletedShopIs404AndNoShop) {
     Caller caller("digest");
-    EXPECT_TRUE(is_error(caller.adopt(shop_with(7, true)), 404, "shop_not_found"));
-    Db unconnected{DbSettings{}};
-    Response own;
-    own.status = 400;
-    own.body = R"({"success":false,"code":"invalid_id"})";
-    Response answered = caller.after_key_checks(unconnected, own);
-    EXPECT_EQ(answered.status, 404);
-    EXPECT_NE(answered.body.find("shop_not_found"), std::string::npos);
+    EXPECT_EQ(caller.learn(shop_with(7, true)), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 404, "shop_not_found"));
     EXPECT_FALSE(caller.shop_id());  // the access log shows no shop for a refused request
+    EXPECT_THROW(caller.shop(), std::logic_error);
+    Db unconnected{DbSettings{}};
+    EXPECT_EQ(caller.resolve(unconnected), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 404, "shop_not_found"));
 }
 
-TEST(Caller, ALiveShopLetsTheOperationsOwnAnswerThrough) {
+TEST(Caller, ALiveShopIsTheCallersAndHasNoError) {
     Caller caller("digest");
-    EXPECT_FALSE(caller.adopt(shop_with(7, false)));
-    EXPECT_EQ(caller.shop().id, 7u);
-    EXPECT_EQ(caller.shop().domain, "shop-7.example");
+    const Shop* shop = caller.learn(shop_with(7, false));
+    ASSERT_NE(shop, nullptr);
+    EXPECT_EQ(shop->id, 7u);
+    EXPECT_EQ(shop->domain, "shop-7.example");
+    EXPECT_EQ(&caller.shop(), shop);
     EXPECT_EQ(caller.shop_id(), 7u);
+    EXPECT_FALSE(caller.error());
     Db unconnected{DbSettings{}};
-    Response own;
-    own.status = 404;
-    own.body = R"({"success":false,"code":"ticket_not_found"})";
-    EXPECT_EQ(caller.after_key_checks(unconnected, own).body, own.body);
+    EXPECT_EQ(caller.resolve(unconnected), shop);  // no second look at the key
 }
 
 TEST(Caller, AnAcceptedWriteSettlesTheShop) {
+    // A keyed write that succeeded names its shop, possibly by id alone (a new comment).
     Caller caller("digest");
     Shop shop;
     shop.id = 42;
-    caller.accepted(shop);
+    ASSERT_NE(caller.learn(shop), nullptr);
     EXPECT_EQ(caller.shop_id(), 42u);
     Db unconnected{DbSettings{}};
-    EXPECT_FALSE(caller.resolve(unconnected));
+    ASSERT_NE(caller.resolve(unconnected), nullptr);
+    EXPECT_EQ(caller.resolve(unconnected)->id, 42u);
 }
 
-TEST(Caller, ShopBeforeTheKeyIsSettledIsAProgrammingError) {
+TEST(Caller, NothingIsKnownBeforeTheKeyIsSettled) {
     Caller caller("digest");
+    EXPECT_FALSE(caller.error());  // dispatch then runs the key's own statement
+    EXPECT_FALSE(caller.shop_id());
     EXPECT_THROW(caller.shop(), std::logic_error);
 }

@@ -13,16 +13,19 @@ TEST(Router, MatchesOperationsAndCapturesTheId) {
     ASSERT_EQ(m.kind, RouteMatch::Kind::found);
     EXPECT_EQ(m.handler, &list_ticket_comments);
     EXPECT_EQ(m.path_id, "42");
+    EXPECT_EQ(m.id_name, "ticketId");
     EXPECT_TRUE(m.needs_key);
     EXPECT_EQ(route("POST", "/api/v1/tickets/42/comments").handler, &create_comment);
     EXPECT_EQ(route("GET", "/api/v1/customers/7").handler, &get_customer);
     EXPECT_FALSE(route("GET", "/healthz").needs_key);
+    EXPECT_EQ(route("GET", "/api/v1/csat").id_name, "");
 }
 
-TEST(Router, EmptyIdSegmentStillMatchesSoTheHandlerCanSayItIsRequired) {
+TEST(Router, EmptyIdSegmentStillMatchesSoDispatchCanSayItIsRequired) {
     RouteMatch m = route("GET", "/api/v1/customers/");
     ASSERT_EQ(m.kind, RouteMatch::Kind::found);
     EXPECT_EQ(m.path_id, "");
+    EXPECT_EQ(m.id_name, "customerId");
     RouteMatch c = route("GET", "/api/v1/tickets//comments");
     ASSERT_EQ(c.kind, RouteMatch::Kind::found);
     EXPECT_EQ(c.path_id, "");
@@ -113,7 +116,7 @@ int status_of(const BodyCase& c, std::size_t max = 1024) {
     r.body_source = &source;
     Db unconnected{DbSettings{}};  // body parsing never touches the database
     Caller no_key;
-    HandlerContext ctx{r, no_key, unconnected, "", max};
+    HandlerContext ctx{r, no_key, unconnected, 0, max};
     auto out = read_json_object(ctx);
     if (!out.error) {
         return 0;
