@@ -46,11 +46,8 @@ std::uint64_t create_shop(Db& db, const std::string& domain,
             st.setString(3, now_db());
             return returned_id(st);
         });
-    } catch (const DbError& e) {
-        if (e.error_code == kErDupEntry) {
-            throw AdminError("a shop with domain " + domain + " exists already");
-        }
-        throw;
+    } catch (const UniqueViolation&) {
+        throw AdminError("a shop with domain " + domain + " exists already");
     }
 }
 
@@ -123,11 +120,8 @@ std::uint64_t create_user(Db& db, const std::string& shop_domain, const NewUser&
             st.setString(6, now_db());
             return returned_id(st);
         });
-    } catch (const DbError& e) {
-        if (e.error_code == kErDupEntry) {
-            throw AdminError("shop " + shop_domain + " has a user " + user.email + " already");
-        }
-        throw;
+    } catch (const UniqueViolation&) {
+        throw AdminError("shop " + shop_domain + " has a user " + user.email + " already");
     }
 }
 

@@ -110,10 +110,7 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
                 out.shop.domain = rs->getString(3);
             }
         });
-    } catch (const DbError& e) {
-        if (e.error_code != kErDupEntry) {
-            throw;
-        }
+    } catch (const UniqueViolation&) {
         out.result = InsertedCustomer::Result::duplicate;
     }
     return out;

@@ -310,6 +310,10 @@ bool Db::rolls_back_transaction(int code) {
     return code == 1213;  // ER_LOCK_DEADLOCK (Galera: certification failure)
 }
 
+bool Db::is_unique_violation(int code) {
+    return code == kErDupEntry;
+}
+
 namespace {
 
 std::string describe(const sql::SQLException& e, const char* what) {
@@ -337,6 +341,9 @@ void Db::failed(const sql::SQLException& e, const char* what, WriteLedger::Mark 
     // a result is read, so they leave the ledger as it is.
     if (is_server_error(code)) {
         ledger_.restore(before);
+    }
+    if (is_unique_violation(code)) {
+        throw UniqueViolation(describe(e, what), code);
     }
     throw DbError(describe(e, what), code);
 }
