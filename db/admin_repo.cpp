@@ -3,6 +3,7 @@
 #include "common/keys.h"
 #include "common/text.h"
 #include "common/time_util.h"
+#include "db/admin_sql.h"
 
 namespace supportcrm {
 namespace {
@@ -14,7 +15,7 @@ std::string now_db() {
 std::uint64_t returned_id(sql::PreparedStatement& st) {
     ResultSetPtr rs(st.executeQuery());
     rs->next();
-    return rs->getUInt64(1);
+    return rs->getUInt64(layout::returned_id::id);
 }
 
 }  // namespace
@@ -46,11 +47,8 @@ std::uint64_t create_shop(Db& db, const std::string& domain,
             st.setString(3, now_db());
             return returned_id(st);
         });
-    } catch (const DbError& e) {
-        if (e.error_code == kErDupEntry) {
-            throw AdminError("a shop with domain " + domain + " exists already");
-        }
-        throw;
+    } catch (const UniqueViolation&) {
+        throw AdminError("a shop with domain " + domain + " exists already");
     }
 }
 
@@ -62,8 +60,7 @@ Shop live_shop(Db& db, const std::string& domain) {
             if (!rs->next()) {
                 return std::nullopt;
             }
-            return Shop{rs->getUInt64(1), rs->getString(2), optional_uint(*rs, 3),
-                        rs->getBoolean(4)};
+            return read_keyed_shop(*rs, layout::shop_by_domain::shop);
         });
     if (!shop || shop->deleted) {
         throw AdminError("no shop with domain " + domain);
@@ -123,11 +120,8 @@ std::uint64_t create_user(Db& db, const std::string& shop_domain, const NewUser&
             st.setString(6, now_db());
             return returned_id(st);
         });
-    } catch (const DbError& e) {
-        if (e.error_code == kErDupEntry) {
-            throw AdminError("shop " + shop_domain + " has a user " + user.email + " already");
-        }
-        throw;
+    } catch (const UniqueViolation&) {
+        throw AdminError("shop " + shop_domain + " has a user " + user.email + " already");
     }
 }
 

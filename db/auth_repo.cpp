@@ -1,13 +1,15 @@
 #include "db/auth_repo.h"
 
+#include "db/auth_sql.h"
+
 namespace supportcrm {
 
-Shop read_keyed_shop(const sql::ResultSet& rs, unsigned first_column) {
+Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key) {
     Shop shop;
-    shop.id = rs.getUInt64(first_column);
-    shop.domain = rs.getString(first_column + 1);
-    shop.brand_id = optional_uint(rs, first_column + 2);
-    shop.deleted = rs.getBoolean(first_column + 3);
+    shop.id = rs.getUInt64(key[key_col::id]);
+    shop.domain = rs.getString(key[key_col::domain]);
+    shop.brand_id = optional_uint(rs, key[key_col::brand_id]);
+    shop.deleted = rs.getBoolean(key[key_col::deleted]);
     return shop;
 }
 
@@ -18,7 +20,7 @@ std::optional<Shop> find_shop_by_key_digest(Db& db, const std::string& digest_he
         if (!rs->next()) {
             return std::nullopt;
         }
-        return read_keyed_shop(*rs, 1);
+        return read_keyed_shop(*rs, layout::shop_by_key_hash::key);
     });
 }
 

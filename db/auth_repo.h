@@ -28,8 +28,4 @@ struct Keyed {
     std::optional<T> value;
 };
 
-// The four columns SUPPORTCRM_KEY_COLUMNS puts into a keyed statement's row, starting at
-// first_column (id, domain, brand_id, deleted).
-Shop read_keyed_shop(const sql::ResultSet& rs, unsigned first_column);
-
 }  // namespace supportcrm

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "db/comment_sql.h"
+
 namespace supportcrm {
 
 std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
@@ -35,7 +37,8 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         if (!rs->next()) {
             throw std::logic_error("message insert returned no row for a locked ticket");
         }
-        return AddedComment{rs->getUInt64(1), rs->getString(2), rs->getUInt64(3)};
+        using namespace layout::message_insert;
+        return AddedComment{rs->getUInt64(id), rs->getString(channel), rs->getUInt64(shop_id)};
     });
     tx.commit();
     return added;
@@ -43,37 +46,22 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
 
 namespace {
 
-PersonRow read_customer_columns(const sql::ResultSet& rs) {
-    return {rs.getUInt64(1),
-            optional_string(rs, 2),
-            optional_string(rs, 3),
-            optional_string(rs, 4),
-            optional_string(rs, 5),
-            std::nullopt,
-            std::nullopt};
-}
-
-// Columns 6.. of comments_of_ticket.
-CommentRow read_comment(const sql::ResultSet& rs) {
+// The run of SUPPORTCRM_COMMENT_COLUMNS in a row, and the run of its user.
+CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) {
+    using namespace comment_col;
     CommentRow c;
-    c.id = rs.getUInt64(6);
-    c.text = rs.getString(7);
-    c.time = iso_datetime(rs, 8);
-    c.channel = rs.getString(9);
-    c.is_from_shop = rs.getBoolean(10);
-    c.subject = optional_string(rs, 11);
-    c.from_email = optional_string(rs, 12);
-    c.to_emails_json = rs.getString(13);
-    c.attachments_json = optional_string(rs, 14);
-    c.tags_json = rs.getString(15);
-    if (!rs.isNull(16)) {
-        c.user = PersonRow{rs.getUInt64(16),
-                           optional_string(rs, 17),
-                           optional_string(rs, 18),
-                           optional_string(rs, 19),
-                           optional_string(rs, 20),
-                           std::nullopt,
-                           std::nullopt};
+    c.id = rs.getUInt64(at[id]);
+    c.text = rs.getString(at[text]);
+    c.time = iso_datetime(rs, at[time]);
+    c.channel = rs.getString(at[channel]);
+    c.is_from_shop = rs.getBoolean(at[is_from_shop]);
+    c.subject = optional_string(rs, at[subject]);
+    c.from_email = optional_string(rs, at[from_email]);
+    c.to_emails_json = rs.getString(at[to_emails]);
+    c.attachments_json = optional_string(rs, at[attachments]);
+    c.tags_json = rs.getString(at[tags]);
+    if (!rs.isNull(user[person_col::id])) {
+        c.user = read_person(rs, user);
     }
     return c;
 }
@@ -88,11 +76,12 @@ Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest,
         ResultSetPtr rs(st.executeQuery());
         Keyed<TicketComments> found;
         while (rs->next()) {
+            using namespace layout::comments_of_ticket;
             if (!found.value) {
-                found.key = read_keyed_shop(*rs, 21);
-                found.value.emplace().customer = read_customer_columns(*rs);
+                found.key = read_keyed_shop(*rs, key);
+                found.value.emplace().customer = read_person(*rs, customer);
             }
-            found.value->comments.push_back(read_comment(*rs));
+            found.value->comments.push_back(read_comment(*rs, comment, user));
         }
         return found;
     });
@@ -100,16 +89,16 @@ Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest,
 
 std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,
                                                       std::uint64_t ticket_id) {
-    return db.run(Stmt::ticket_customer,
-                  [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
-                      st.setUInt64(1, ticket_id);
-                      st.setUInt64(2, shop_id);
-                      ResultSetPtr rs(st.executeQuery());
-                      if (!rs->next()) {
-                          return std::nullopt;
-                      }
-                      return TicketComments{read_customer_columns(*rs), {}};
-                  });
+    return db.run(
+        Stmt::ticket_customer, [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
+            st.setUInt64(1, ticket_id);
+            st.setUInt64(2, shop_id);
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                return std::nullopt;
+            }
+            return TicketComments{read_person(*rs, layout::ticket_customer::customer), {}};
+        });
 }
 
 }  // namespace supportcrm

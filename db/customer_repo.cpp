@@ -1,34 +1,36 @@
 #include "db/customer_repo.h"
 
 #include "common/text.h"
+#include "db/customer_sql.h"
 
 namespace supportcrm {
 namespace {
 
-// Column order of SUPPORTCRM_CUSTOMER_COLUMNS in db.cpp.
-CustomerRow read_customer(const sql::ResultSet& rs) {
+// The run of SUPPORTCRM_CUSTOMER_COLUMNS in a row.
+CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
+    using namespace customer_col;
     CustomerRow c;
-    c.id = rs.getUInt64(1);
-    c.email = optional_string(rs, 2);
-    c.phone_number = optional_string(rs, 3);
-    c.first_name = optional_string(rs, 4);
-    c.last_name = optional_string(rs, 5);
-    c.full_name = optional_string(rs, 6);
-    c.storefront_id = optional_string(rs, 7);
-    c.site_cms_id = optional_string(rs, 8);
-    c.storefront_b_id = optional_string(rs, 9);
-    c.social_a_user_id = optional_string(rs, 10);
-    c.social_b_user_id = optional_string(rs, 11);
-    c.messaging_id = optional_string(rs, 12);
-    c.helpdesk_a_id = optional_string(rs, 13);
-    c.helpdesk_b_id = optional_string(rs, 14);
-    c.helpdesk_c_id = optional_string(rs, 15);
-    c.helpdesk_d_id = optional_string(rs, 16);
-    c.social_b_pseudo = optional_string(rs, 17);
-    c.cms = optional_string(rs, 18);
-    c.number_of_orders = rs.getUInt64(19);
-    c.created_at = iso_datetime(rs, 20);
-    c.cms_created_at = optional_iso_datetime(rs, 21);
+    c.id = rs.getUInt64(at[id]);
+    c.email = optional_string(rs, at[email]);
+    c.phone_number = optional_string(rs, at[phone_number]);
+    c.first_name = optional_string(rs, at[first_name]);
+    c.last_name = optional_string(rs, at[last_name]);
+    c.full_name = optional_string(rs, at[full_name]);
+    c.storefront_id = optional_string(rs, at[storefront_id]);
+    c.site_cms_id = optional_string(rs, at[site_cms_id]);
+    c.storefront_b_id = optional_string(rs, at[storefront_b_id]);
+    c.social_a_user_id = optional_string(rs, at[social_a_user_id]);
+    c.social_b_user_id = optional_string(rs, at[social_b_user_id]);
+    c.messaging_id = optional_string(rs, at[messaging_id]);
+    c.helpdesk_a_id = optional_string(rs, at[helpdesk_a_id]);
+    c.helpdesk_b_id = optional_string(rs, at[helpdesk_b_id]);
+    c.helpdesk_c_id = optional_string(rs, at[helpdesk_c_id]);
+    c.helpdesk_d_id = optional_string(rs, at[helpdesk_d_id]);
+    c.social_b_pseudo = optional_string(rs, at[social_b_pseudo]);
+    c.cms = optional_string(rs, at[cms]);
+    c.number_of_orders = rs.getUInt64(at[number_of_orders]);
+    c.created_at = iso_datetime(rs, at[created_at]);
+    c.cms_created_at = optional_iso_datetime(rs, at[cms_created_at]);
     return c;
 }
 
@@ -41,7 +43,7 @@ std::optional<CustomerRow> find_one(Db& db, Stmt id, std::uint64_t shop_id,
         if (!rs->next()) {
             return std::nullopt;
         }
-        return read_customer(*rs);
+        return read_customer(*rs, layout::customer_by_key::customer);
     });
 }
 
@@ -96,15 +98,12 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
             ResultSetPtr rs(st.executeQuery());
             if (rs->next()) {
                 out.result = InsertedCustomer::Result::inserted;
-                out.id = rs->getUInt64(1);
-                out.shop.id = rs->getUInt64(2);
-                out.shop.domain = rs->getString(3);
+                out.id = rs->getUInt64(layout::customer_insert::id);
+                out.shop.id = rs->getUInt64(layout::customer_insert::shop_id);
+                out.shop.domain = rs->getString(layout::customer_insert::shop_domain);
             }
         });
-    } catch (const DbError& e) {
-        if (e.error_code != kErDupEntry) {
-            throw;
-        }
+    } catch (const UniqueViolation&) {
         out.result = InsertedCustomer::Result::duplicate;
     }
     return out;
@@ -117,9 +116,10 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
         ResultSetPtr rs(st.executeQuery());
         Keyed<CustomerRow> found;
         if (rs->next()) {
-            found.key = read_keyed_shop(*rs, 22);
-            if (!rs->isNull(1)) {
-                found.value = read_customer(*rs);
+            using namespace layout::customer_by_id;
+            found.key = read_keyed_shop(*rs, key);
+            if (!rs->isNull(customer[customer_col::id])) {
+                found.value = read_customer(*rs, customer);
             }
         }
         return found;

@@ -7,6 +7,12 @@
 
 #include "common/log.h"
 #include "common/time_util.h"
+#include "db/admin_sql.h"
+#include "db/auth_sql.h"
+#include "db/comment_sql.h"
+#include "db/customer_sql.h"
+#include "db/survey_sql.h"
+#include "db/ticket_sql.h"
 
 namespace supportcrm {
 namespace {
@@ -21,207 +27,45 @@ struct StatementSpec {
 constexpr bool kReads = false;
 constexpr bool kWrites = true;
 
-// The SQL below is laid out by hand: clang-format splits string literals around macro calls
-// in ways that make the statements hard to read.
-// clang-format off
-
-// A keyed statement resolves the request's API key in the round trip that does the work: the
-// key's shop is joined in, its columns come last (read_keyed_shop) and the key's digest is the
-// last placeholder. Its row tells an unknown key (no row, or none at all), a deleted shop and
-// a missing record apart, in the contract's order (see api/caller.h).
-#define SUPPORTCRM_KEY_COLUMNS "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted"
-#define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
-#define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
-
-// A DATETIME(3) as milliseconds since the epoch (BIGINT; session time zone is UTC): read with
-// iso_datetime(), no text formatted and parsed back on either side of the connection.
-// Expressions get short aliases: Connector/C++ upper-cases every column name of every result.
-#define SUPPORTCRM_MILLIS(column) \
-    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000 AS ms"
-
-#define SUPPORTCRM_CUSTOMER_COLUMNS                                                            \
-    "c.id, c.email, c.phone_number, c.first_name, c.last_name, c.full_name, c.storefront_id, " \
-    "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
-    "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
-    "c.social_b_pseudo, c.cms, c.number_of_orders, "                                           \
-    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
-
-#define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                   \
-    "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, "         \
-    SUPPORTCRM_MILLIS("s.created_at") ", " domain ", "                           \
-    "s.conversation_id, cu.id, cu.email, cu.full_name, cu.phone_number"
-#define SUPPORTCRM_SURVEY_COLUMNS SUPPORTCRM_SURVEY_COLUMNS_WITH("sh.domain")
-#define SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP SUPPORTCRM_SURVEY_COLUMNS_WITH("ks.domain")
-
-// The key's shop's surveys per mark as "n1 n2 n3 n4 n5": whole days from the daily counts
-// (DATE range), the partial first day from the surveys themselves (DATETIME range).
-#define SUPPORTCRM_DAY_COUNTS                                                                   \
-    "(SELECT CONCAT_WS(' ', SUM(IF(d.mark = 1, d.count, 0)), SUM(IF(d.mark = 2, d.count, 0)), " \
-    "SUM(IF(d.mark = 3, d.count, 0)), SUM(IF(d.mark = 4, d.count, 0)), "                        \
-    "SUM(IF(d.mark = 5, d.count, 0))) FROM survey_daily_counts d "                              \
-    "WHERE d.shop_id = ks.id AND d.day BETWEEN ? AND ?) AS day_counts"
-#define SUPPORTCRM_RAW_COUNTS                                                    \
-    "(SELECT CONCAT_WS(' ', SUM(r.mark = 1), SUM(r.mark = 2), SUM(r.mark = 3), " \
-    "SUM(r.mark = 4), SUM(r.mark = 5)) FROM surveys r "                          \
-    "WHERE r.shop_id = ks.id AND r.created_at BETWEEN ? AND ?) AS raw_counts"
-#define SUPPORTCRM_SURVEY_JOINS                                         \
-    "JOIN surveys s ON s.id = p.id JOIN shops sh ON sh.id = s.shop_id " \
-    "JOIN customers cu ON cu.id = s.customer_id"
-
-// A deleted shop's surveys behave as nonexistent, in brand scope too.
-#define SUPPORTCRM_BRAND_SHOPS "SELECT id FROM shops WHERE brand_id = ? AND deleted_at IS NULL"
-
-// The whole SQL vocabulary of the service. Keep the order of the Stmt enum.
+// The whole SQL vocabulary of the service, each statement prepared once per connection. The
+// text of each sits beside the layout of its rows and next to its reader, in the
+// <resource>_sql.h its repository includes (docs/performance.md, "The statements' shapes",
+// tells why they look as they do). Keep the order of the Stmt enum.
 constexpr StatementSpec kStatements[] = {
     {Stmt::ping, "ping", kReads, "SELECT 1"},
-    {Stmt::shop_by_key_hash, "shop_by_key_hash", kReads,
-     "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-     " WHERE " SUPPORTCRM_KEY_MATCH},
-    {Stmt::customer_insert, "customer_insert", kWrites,
-     "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "
-     "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "
-     "messaging_id, created_at) "
-     "SELECT ks.id, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM " SUPPORTCRM_KEY_TABLES
-     " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "
-     "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id)"},
-    {Stmt::customer_by_id, "customer_by_id", kReads,
-     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS
-     " FROM " SUPPORTCRM_KEY_TABLES
-     " LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH},
-    {Stmt::customer_by_email_key, "customer_by_email_key", kReads,
-     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
-     " FROM customers c WHERE c.shop_id = ? AND c.email_key = LOWER(?)"},
-    {Stmt::customer_by_phone_key, "customer_by_phone_key", kReads,
-     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
-     " FROM customers c WHERE c.shop_id = ? AND c.phone_key = ?"},
-    {Stmt::customer_exists, "customer_exists", kReads,
-     "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?"},
-    {Stmt::user_exists, "user_exists", kReads, "SELECT 1 FROM users WHERE id = ? AND shop_id = ?"},
-    {Stmt::conversation_insert, "conversation_insert", kWrites,
-     "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, "
-     "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "
-     "unread_chat_count, tags, language_code, via, created_at) "
-     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"},
-    {Stmt::human_ticket_insert, "human_ticket_insert", kWrites,
-     "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "
-     "RETURNING id"},
-    // Inner joins from the key to the ticket: every table is a constant for MariaDB (a LEFT JOIN
-    // of the ticket's joins cost it twice as much). No row: resolve the key, then 404.
-    {Stmt::ticket_detail, "ticket_detail", kReads,
-     "SELECT c.id, c.channel, c.name, "
-     "cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, cu.phone_number, "
-     "cu.storefront_id, u.id, u.email, u.first_name, u.last_name, u.full_name, "
-     "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at") ", "
-     SUPPORTCRM_KEY_COLUMNS
-     " FROM " SUPPORTCRM_KEY_TABLES
-     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-     "JOIN customers cu ON cu.id = c.customer_id "
-     "LEFT JOIN users u ON u.id = c.assigned_to "
-     "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
-     "WHERE " SUPPORTCRM_KEY_MATCH},
-    // A comment is two writes in one transaction, the ticket first: its row lock orders
-    // concurrent comments on one ticket, so lastMessage always describes the comment whose
-    // transaction committed last. The update also checks the key and its shop (matched rows
-    // are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
-    {Stmt::conversation_touch, "conversation_touch", kWrites,
-     "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
-     "SET c.last_message = ?, c.last_message_time = ?, "
-     "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "
-     "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL"},
-    {Stmt::message_insert, "message_insert", kWrites,
-     "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
-     "from_email, to_emails, attachments, tags, created_at) "
-     "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
-     "RETURNING id, channel, "
-     "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id)"},
-    // One round trip for a ticket with comments: the key's shop and the ticket's customer come
-    // on every row. Inner joins let the rows come in index order (time, id); a LEFT JOIN here
-    // made MariaDB sort them through an on-disk temporary table (MEDIUMTEXT columns). No rows:
-    // resolve the key, then ticket_customer.
-    {Stmt::comments_of_ticket, "comments_of_ticket", kReads,
-     "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name, "
-     "m.id, m.text, " SUPPORTCRM_MILLIS("m.time") ", m.channel, m.is_from_shop, m.subject, "
-     "m.from_email, m.to_emails, m.attachments, m.tags, "
-     "u.id, u.email, u.first_name, u.last_name, u.full_name, " SUPPORTCRM_KEY_COLUMNS
-     " FROM " SUPPORTCRM_KEY_TABLES
-     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-     "JOIN customers cu ON cu.id = c.customer_id "
-     "JOIN messages m ON m.conversation_id = c.id "
-     "LEFT JOIN users u ON u.id = m.user_id "
-     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"},
-    // No comment rows: does the ticket exist in the shop, and whose is it?
-    {Stmt::ticket_customer, "ticket_customer", kReads,
-     "SELECT cu.id, cu.email, cu.first_name, cu.last_name, cu.full_name FROM conversations c "
-     "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?"},
-    {Stmt::survey_conversation, "survey_conversation", kReads,
-     "SELECT cu.id, cu.email, cu.full_name, cu.phone_number FROM conversations c "
-     "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?"},
-    {Stmt::survey_insert, "survey_insert", kWrites,
-     "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "
-     "graph_nodes, node_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"},
+    {Stmt::shop_by_key_hash, "shop_by_key_hash", kReads, sql_text::shop_by_key_hash},
+    {Stmt::customer_insert, "customer_insert", kWrites, sql_text::customer_insert},
+    {Stmt::customer_by_id, "customer_by_id", kReads, sql_text::customer_by_id},
+    {Stmt::customer_by_email_key, "customer_by_email_key", kReads, sql_text::customer_by_email_key},
+    {Stmt::customer_by_phone_key, "customer_by_phone_key", kReads, sql_text::customer_by_phone_key},
+    {Stmt::customer_exists, "customer_exists", kReads, sql_text::customer_exists},
+    {Stmt::user_exists, "user_exists", kReads, sql_text::user_exists},
+    {Stmt::conversation_insert, "conversation_insert", kWrites, sql_text::conversation_insert},
+    {Stmt::human_ticket_insert, "human_ticket_insert", kWrites, sql_text::human_ticket_insert},
+    {Stmt::ticket_detail, "ticket_detail", kReads, sql_text::ticket_detail},
+    {Stmt::conversation_touch, "conversation_touch", kWrites, sql_text::conversation_touch},
+    {Stmt::message_insert, "message_insert", kWrites, sql_text::message_insert},
+    {Stmt::comments_of_ticket, "comments_of_ticket", kReads, sql_text::comments_of_ticket},
+    {Stmt::ticket_customer, "ticket_customer", kReads, sql_text::ticket_customer},
+    {Stmt::survey_conversation, "survey_conversation", kReads, sql_text::survey_conversation},
+    {Stmt::survey_insert, "survey_insert", kWrites, sql_text::survey_insert},
     {Stmt::survey_day_count_bump, "survey_day_count_bump", kWrites,
-     "INSERT INTO survey_daily_counts (shop_id, day, mark, count) VALUES (?, ?, ?, 1) "
-     "ON DUPLICATE KEY UPDATE count = count + 1"},
-    // The page: a backward range scan of ix_surveys_shop_created, stopping after the page.
-    // The index is forced: with the joins, MariaDB otherwise switches the prepared statement
-    // (after its first execution) to walking the shop's whole index prefix from its newest
-    // survey, which takes a second for a window months back in a shop of a million surveys.
-    {Stmt::csat_page_shop, "csat_page_shop", kReads,
-     "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_shop_created) "
-     "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "
-     "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "
-     "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
-    // Shop scope in one statement, so in one snapshot without a transaction: the key's shop,
-    // the window's counts per mark (whole days from the daily counts, the partial first day
-    // from the rows; each a string "n1 n2 n3 n4 n5", evaluated once: the key's shop is a
-    // constant table) and the page, one survey per row, read backwards along the index and
-    // stopped after the page. No rows (an unknown key, an empty window, a page past the end):
-    // the caller resolves the key and falls back to csat_page_shop + csat_stats_shop. (A LEFT
-    // JOIN would keep the key's row, but MariaDB then sorts the whole window.)
-    {Stmt::csat_page_for_key, "csat_page_for_key", kReads,
-     "SELECT " SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS
-     ", " SUPPORTCRM_RAW_COUNTS ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-     " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "
-     "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "
-     "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH
-     " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"},
-    // Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are
-    // sorted as a whole.
-    {Stmt::csat_page_brand, "csat_page_brand", kReads,
-     "SELECT " SUPPORTCRM_SURVEY_COLUMNS
-     " FROM (SELECT id FROM surveys WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS
-     ") AND created_at BETWEEN ? AND ? "
-     "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) p " SUPPORTCRM_SURVEY_JOINS
-     " ORDER BY s.created_at DESC, s.id DESC"},
-    {Stmt::brand_shop_ids, "brand_shop_ids", kReads, SUPPORTCRM_BRAND_SHOPS " ORDER BY id"},
-    // Stats: whole days from the per-day counts, plus the raw rows of the partial first day
-    // (a startDate with a time of day); the caller passes empty ranges for parts not needed.
-    {Stmt::csat_stats_shop, "csat_stats_shop", kReads,
-     "SELECT mark, SUM(n) FROM ("
-     "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id = ? AND day BETWEEN ? AND ? "
-     "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "
-     "AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark"},
-    {Stmt::brand_insert, "brand_insert", kWrites,
-     "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id"},
-    {Stmt::brand_exists, "brand_exists", kReads, "SELECT id FROM brands WHERE id = ?"},
-    {Stmt::shop_insert, "shop_insert", kWrites,
-     "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id"},
-    {Stmt::shop_by_domain, "shop_by_domain", kReads,
-     "SELECT id, domain, brand_id, deleted_at IS NOT NULL FROM shops WHERE domain = ?"},
-    {Stmt::shop_soft_delete, "shop_soft_delete", kWrites,
-     "UPDATE shops SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"},
-    {Stmt::key_insert, "key_insert", kWrites,
-     "INSERT INTO api_keys (shop_id, label, key_hash, created_at) VALUES (?, ?, ?, ?) "
-     "RETURNING id"},
-    {Stmt::key_by_id, "key_by_id", kReads,
-     "SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE id = ?"},
-    {Stmt::key_revoke, "key_revoke", kWrites,
-     "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"},
-    {Stmt::user_insert, "user_insert", kWrites,
-     "INSERT INTO users (shop_id, email, first_name, last_name, full_name, created_at) "
-     "VALUES (?, ?, ?, ?, ?, ?) RETURNING id"},
+     sql_text::survey_day_count_bump},
+    {Stmt::csat_page_shop, "csat_page_shop", kReads, sql_text::csat_page_shop},
+    {Stmt::csat_page_for_key, "csat_page_for_key", kReads, sql_text::csat_page_for_key},
+    {Stmt::csat_page_brand, "csat_page_brand", kReads, sql_text::csat_page_brand},
+    {Stmt::brand_shop_ids, "brand_shop_ids", kReads, sql_text::brand_shop_ids},
+    {Stmt::csat_stats_shop, "csat_stats_shop", kReads, sql_text::csat_stats_shop},
+    {Stmt::brand_insert, "brand_insert", kWrites, sql_text::brand_insert},
+    {Stmt::brand_exists, "brand_exists", kReads, sql_text::brand_exists},
+    {Stmt::shop_insert, "shop_insert", kWrites, sql_text::shop_insert},
+    {Stmt::shop_by_domain, "shop_by_domain", kReads, sql_text::shop_by_domain},
+    {Stmt::shop_soft_delete, "shop_soft_delete", kWrites, sql_text::shop_soft_delete},
+    {Stmt::key_insert, "key_insert", kWrites, sql_text::key_insert},
+    {Stmt::key_by_id, "key_by_id", kReads, sql_text::key_by_id},
+    {Stmt::key_revoke, "key_revoke", kWrites, sql_text::key_revoke},
+    {Stmt::user_insert, "user_insert", kWrites, sql_text::user_insert},
 };
-// clang-format on
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
               "every Stmt needs its SQL in kStatements");
 
@@ -310,6 +154,10 @@ bool Db::rolls_back_transaction(int code) {
     return code == 1213;  // ER_LOCK_DEADLOCK (Galera: certification failure)
 }
 
+bool Db::is_unique_violation(int code) {
+    return code == kErDupEntry;
+}
+
 namespace {
 
 std::string describe(const sql::SQLException& e, const char* what) {
@@ -337,6 +185,9 @@ void Db::failed(const sql::SQLException& e, const char* what, WriteLedger::Mark 
     // a result is read, so they leave the ledger as it is.
     if (is_server_error(code)) {
         ledger_.restore(before);
+    }
+    if (is_unique_violation(code)) {
+        throw UniqueViolation(describe(e, what), code);
     }
     throw DbError(describe(e, what), code);
 }

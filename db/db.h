@@ -81,6 +81,12 @@ struct CommitFailed : DbError {
     using DbError::DbError;
 };
 
+// The server refused a write that would duplicate a unique key (ER_DUP_ENTRY): raised by
+// Db::run wherever that happens, so a repository that expects it catches just this type.
+struct UniqueViolation : DbError {
+    using DbError::DbError;
+};
+
 constexpr int kErDupEntry = 1062;
 
 // What the server may already have made durable of the current request's writes. A request
@@ -163,8 +169,8 @@ class Db {
     static bool writes(Stmt id);
 
     // Runs fn with the prepared statement id, records a write in the ledger, and translates
-    // connector exceptions: a lost connection becomes DbUnavailable, anything else DbError
-    // naming the statement.
+    // connector exceptions: a lost connection becomes DbUnavailable, a duplicate unique key
+    // UniqueViolation, anything else DbError naming the statement.
     template <typename Fn>
     auto run(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
         const WriteLedger::Mark before = ledger_.mark();
@@ -206,6 +212,8 @@ class Db {
     // statement: the statement), so nothing of it was written: ER_LOCK_DEADLOCK, which is also
     // how Galera reports a certification failure at COMMIT.
     static bool rolls_back_transaction(int code);
+    // ER_DUP_ENTRY: the error Db turns into UniqueViolation.
+    static bool is_unique_violation(int code);
 
   private:
     // The prepared statement for id, prepared on first use on this connection. Private: run()

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "db/survey_sql.h"
+
 namespace supportcrm {
 namespace {
 
@@ -15,21 +17,29 @@ std::string day_of(timeutil::Millis ms) {
     return timeutil::format_db(timeutil::start_of_utc_day(ms)).substr(0, 10);
 }
 
-SurveyRow read_survey(const sql::ResultSet& rs) {
+// The run of SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS in a row.
+SurveyCustomer read_survey_customer(const sql::ResultSet& rs, ColumnRun at) {
+    using namespace survey_customer_col;
+    return SurveyCustomer{rs.getUInt64(at[id]), optional_string(rs, at[email]),
+                          optional_string(rs, at[name]), optional_string(rs, at[phone])};
+}
+
+// The run of SUPPORTCRM_SURVEY_COLUMNS_WITH(domain) in a row.
+SurveyRow read_survey(const sql::ResultSet& rs, ColumnRun at) {
+    using namespace survey_col;
     SurveyRow s;
-    s.id = rs.getUInt64(1);
-    s.mark = rs.getInt(2);
-    s.comment = optional_string(rs, 3);
-    s.graph_nodes_json = rs.getString(4);
-    s.node_ids_json = rs.getString(5);
-    if (!rs.isNull(6)) {
-        s.message_id = rs.getInt64(6);
+    s.id = rs.getUInt64(at[id]);
+    s.mark = rs.getInt(at[mark]);
+    s.comment = optional_string(rs, at[comment]);
+    s.graph_nodes_json = rs.getString(at[graph_nodes]);
+    s.node_ids_json = rs.getString(at[node_ids]);
+    if (!rs.isNull(at[message_id])) {
+        s.message_id = rs.getInt64(at[message_id]);
     }
-    s.created_at = iso_datetime(rs, 7);
-    s.shop_domain = rs.getString(8);
-    s.conversation_id = rs.getUInt64(9);
-    s.customer = {rs.getUInt64(10), optional_string(rs, 11), optional_string(rs, 12),
-                  optional_string(rs, 13)};
+    s.created_at = iso_datetime(rs, at[created_at]);
+    s.shop_domain = rs.getString(at[shop_domain]);
+    s.conversation_id = rs.getUInt64(at[conversation_id]);
+    s.customer = read_survey_customer(rs, {at[customer], kSurveyCustomerColumns});
     return s;
 }
 
@@ -93,7 +103,7 @@ std::vector<SurveyRow> page_of(Db& db, Stmt stmt, std::uint64_t scope_id, const 
         st.setUInt64(5, offset);
         ResultSetPtr rs(st.executeQuery());
         while (rs->next()) {
-            rows.push_back(read_survey(*rs));
+            rows.push_back(read_survey(*rs, layout::survey_page::survey));
         }
     });
     return rows;
@@ -112,7 +122,7 @@ std::vector<std::uint64_t> brand_shop_ids(Db& db, std::uint64_t brand_id) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<std::uint64_t> ids;
         while (rs->next()) {
-            ids.push_back(rs->getUInt64(1));
+            ids.push_back(rs->getUInt64(layout::brand_shop_ids::id));
         }
         return ids;
     });
@@ -131,9 +141,10 @@ void add_shop_counts(Db& db, std::uint64_t shop_id, const StatsRanges& r,
         st.setString(6, r.raw_to);
         ResultSetPtr rs(st.executeQuery());
         while (rs->next()) {
-            int mark = rs->getInt(1);
+            int mark = rs->getInt(layout::csat_stats_shop::mark);
             if (mark >= 1 && mark <= 5) {
-                by_mark[static_cast<std::size_t>(mark)] += rs->getUInt64(2);
+                by_mark[static_cast<std::size_t>(mark)] +=
+                    rs->getUInt64(layout::csat_stats_shop::count);
             }
         }
     });
@@ -190,8 +201,7 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
                    if (!rs->next()) {
                        return std::nullopt;
                    }
-                   return SurveyCustomer{rs->getUInt64(1), optional_string(*rs, 2),
-                                         optional_string(*rs, 3), optional_string(*rs, 4)};
+                   return read_survey_customer(*rs, layout::survey_conversation::customer);
                });
     if (!customer) {
         return std::nullopt;
@@ -213,7 +223,7 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
         st.setString(9, timeutil::format_db(s.created_at));
         ResultSetPtr rs(st.executeQuery());
         rs->next();
-        return rs->getUInt64(1);
+        return rs->getUInt64(layout::returned_id::id);
     });
     db.run(Stmt::survey_day_count_bump, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
@@ -262,13 +272,14 @@ Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
         st.setUInt64(9, q.offset);
         ResultSetPtr rs(st.executeQuery());
         Keyed<CsatResult> found;
+        using namespace layout::csat_page_for_key;
         while (rs->next()) {
             if (!found.value) {
-                found.key = read_keyed_shop(*rs, 16);
-                add_counts_text(*rs, 14, found.value.emplace().by_mark);
-                add_counts_text(*rs, 15, found.value->by_mark);
+                found.key = read_keyed_shop(*rs, key);
+                add_counts_text(*rs, day_counts, found.value.emplace().by_mark);
+                add_counts_text(*rs, raw_counts, found.value->by_mark);
             }
-            found.value->surveys.push_back(read_survey(*rs));
+            found.value->surveys.push_back(read_survey(*rs, survey));
         }
         return found;
     });

@@ -1,5 +1,7 @@
 #include "db/ticket_repo.h"
 
+#include "db/ticket_sql.h"
+
 namespace supportcrm {
 namespace {
 
@@ -17,6 +19,20 @@ std::string db_time(timeutil::Millis ms) {
 }
 
 }  // namespace
+
+PersonRow read_person(const sql::ResultSet& rs, ColumnRun at) {
+    PersonRow p;
+    p.id = rs.getUInt64(at[person_col::id]);
+    p.email = optional_string(rs, at[person_col::email]);
+    p.first_name = optional_string(rs, at[person_col::first_name]);
+    p.last_name = optional_string(rs, at[person_col::last_name]);
+    p.full_name = optional_string(rs, at[person_col::full_name]);
+    if (at.count == kPersonWithContactColumns) {
+        p.phone_number = optional_string(rs, at[person_col::phone_number]);
+        p.storefront_id = optional_string(rs, at[person_col::storefront_id]);
+    }
+    return p;
+}
 
 bool customer_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t customer_id) {
     return row_exists(db, Stmt::customer_exists, customer_id, shop_id);
@@ -47,7 +63,7 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         st.setString(17, db_time(t.created_at));
         ResultSetPtr rs(st.executeQuery());
         rs->next();
-        return rs->getUInt64(1);
+        return rs->getUInt64(layout::returned_id::id);
     });
     if (t.is_opened_ticket) {
         db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
@@ -68,29 +84,22 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
         if (!rs->next()) {
             return found;
         }
-        found.key = read_keyed_shop(*rs, 20);
+        using namespace layout::ticket_detail;
+        found.key = read_keyed_shop(*rs, key);
         TicketDetail& t = found.value.emplace();
-        t.id = rs->getUInt64(1);
-        t.channel = rs->getString(2);
-        t.name = optional_string(*rs, 3);
-        t.customer = {rs->getUInt64(4),        optional_string(*rs, 5), optional_string(*rs, 6),
-                      optional_string(*rs, 7), optional_string(*rs, 8), optional_string(*rs, 9),
-                      optional_string(*rs, 10)};
-        if (!rs->isNull(11)) {
-            t.user = PersonRow{rs->getUInt64(11),
-                               optional_string(*rs, 12),
-                               optional_string(*rs, 13),
-                               optional_string(*rs, 14),
-                               optional_string(*rs, 15),
-                               std::nullopt,
-                               std::nullopt};
+        t.id = rs->getUInt64(id);
+        t.channel = rs->getString(channel);
+        t.name = optional_string(*rs, name);
+        t.customer = read_person(*rs, customer);
+        if (!rs->isNull(user[person_col::id])) {
+            t.user = read_person(*rs, user);
         }
-        if (!rs->isNull(16)) {
+        if (!rs->isNull(human_ticket[ht_id])) {
             HumanTicketRow h;
-            h.id = rs->getUInt64(16);
-            h.status = rs->getString(17);
-            h.opened_at = iso_datetime(*rs, 18);
-            h.closed_at = optional_iso_datetime(*rs, 19);
+            h.id = rs->getUInt64(human_ticket[ht_id]);
+            h.status = rs->getString(human_ticket[ht_status]);
+            h.opened_at = iso_datetime(*rs, human_ticket[ht_opened_at]);
+            h.closed_at = optional_iso_datetime(*rs, human_ticket[ht_closed_at]);
             t.human_ticket = std::move(h);
         }
         return found;

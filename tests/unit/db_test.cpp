@@ -51,6 +51,13 @@ TEST(DbErrors, ADeadlockRollsTheTransactionBackAndNothingElseIsAssumedTo) {
     }
 }
 
+TEST(DbErrors, OnlyADuplicateKeyIsAUniqueViolation) {
+    EXPECT_TRUE(Db::is_unique_violation(1062));
+    for (int code : {0, 1048, 1213, 1452, 2013}) {
+        EXPECT_FALSE(Db::is_unique_violation(code)) << code;
+    }
+}
+
 TEST(WriteLedger, ReadsNeverMakeARequestUnsafeToRunAgain) {
     WriteLedger l;
     l.sending("ping", false);

@@ -1,0 +1,44 @@
+// The API key's columns, joined into every keyed statement, and the key's own statement.
+// Internal to db/: included by db.cpp (the statement table) and the repositories.
+#pragma once
+
+#include <cppconn/resultset.h>
+
+#include "db/auth_repo.h"
+#include "db/columns.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+// A keyed statement resolves the request's API key in the round trip that does the work: the
+// key's shop is joined in, its columns come last (read_keyed_shop) and the key's digest is
+// bound to the placeholder of SUPPORTCRM_KEY_MATCH. Its row tells an unknown key (no row, or
+// none at all), a deleted shop and a missing record apart, in the contract's order (see
+// api/caller.h).
+#define SUPPORTCRM_KEY_COLUMNS "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted"
+#define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
+#define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
+
+// clang-format on
+
+// Offsets into SUPPORTCRM_KEY_COLUMNS.
+namespace key_col {
+enum : unsigned { id, domain, brand_id, deleted, count_ };
+}
+constexpr unsigned kKeyColumns = count_columns(SUPPORTCRM_KEY_COLUMNS);
+static_assert(key_col::count_ == kKeyColumns, "read_keyed_shop reads SUPPORTCRM_KEY_COLUMNS");
+
+// The run of SUPPORTCRM_KEY_COLUMNS in a keyed statement's row.
+Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key);
+
+namespace sql_text {
+inline constexpr char shop_by_key_hash[] =
+    "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH;
+}
+namespace layout::shop_by_key_hash {
+constexpr ColumnRun key{1, kKeyColumns};
+static_assert(key.last() == result_columns(sql_text::shop_by_key_hash));
+}  // namespace layout::shop_by_key_hash
+
+}  // namespace supportcrm

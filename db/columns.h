@@ -1,0 +1,114 @@
+// Result-column positions that follow from the SQL text, checked at compile time.
+//
+// A reader must not index a row by numbers written down in another file: a column added to a
+// shared list would shift them silently. Instead every column list is a macro whose size is
+// counted from its own text (count_columns), every statement's row is described as consecutive
+// runs of such lists (ColumnRun), and a static_assert beside the statement checks that the
+// runs add up to the columns the statement selects (result_columns). Readers index by the
+// runs and by named offsets inside them.
+#pragma once
+
+#include <string_view>
+
+namespace supportcrm {
+
+namespace columns_detail {
+
+// Whether sql has word at index i.
+constexpr bool word_at(std::string_view sql, std::size_t i, std::string_view word) {
+    return sql.substr(i, word.size()) == word;
+}
+
+// Top-level commas of sql[from, to) + 1, and `to` moved to the first top-level `stop` (or the
+// end when stop is empty or absent).
+struct Count {
+    unsigned columns;
+    std::size_t end;
+};
+constexpr Count count_until(std::string_view sql, std::size_t from, std::string_view stop) {
+    unsigned commas = 0;
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = from; i < sql.size(); ++i) {
+        const char c = sql[i];
+        if (quote != 0) {
+            if (c == quote) {
+                quote = 0;
+            }
+        } else if (c == '\'' || c == '"' || c == '`') {
+            quote = c;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            --depth;
+        } else if (depth == 0 && c == ',') {
+            ++commas;
+        } else if (depth == 0 && !stop.empty() && word_at(sql, i, stop)) {
+            return {commas + 1, i};
+        }
+    }
+    return {commas + 1, sql.size()};
+}
+
+// The first top-level occurrence of word in sql, or npos.
+constexpr std::size_t find_top_level(std::string_view sql, std::string_view word) {
+    const Count c = count_until(sql, 0, word);
+    return c.end == sql.size() ? std::string_view::npos : c.end;
+}
+
+}  // namespace columns_detail
+
+// The number of expressions in a bare column list ("a, f(b, c) AS x, d" is 3).
+constexpr unsigned count_columns(std::string_view list) {
+    return columns_detail::count_until(list, 0, {}).columns;
+}
+
+// The number of columns a statement's rows have: its top-level SELECT list, or what an
+// INSERT/UPDATE … RETURNING returns; 0 for a statement that returns no rows.
+constexpr unsigned result_columns(std::string_view sql) {
+    using namespace columns_detail;
+    constexpr std::string_view kReturning = " RETURNING ";
+    if (const std::size_t r = find_top_level(sql, kReturning); r != std::string_view::npos) {
+        return count_until(sql, r + kReturning.size(), {}).columns;
+    }
+    constexpr std::string_view kSelect = "SELECT ";
+    if (!word_at(sql, 0, kSelect)) {
+        return 0;
+    }
+    return count_until(sql, kSelect.size(), " FROM ").columns;
+}
+
+// `count` consecutive result columns starting at `first` (1-based, as sql::ResultSet counts).
+struct ColumnRun {
+    unsigned first;
+    unsigned count;
+    // The column `offset` places into the run.
+    constexpr unsigned operator[](unsigned offset) const { return first + offset; }
+    // The first column after the run.
+    constexpr unsigned next() const { return first + count; }
+    // The run that follows this one.
+    constexpr ColumnRun then(unsigned n) const { return {next(), n}; }
+    // The last column of the run.
+    constexpr unsigned last() const { return first + count - 1; }
+};
+
+namespace layout::returned_id {  // INSERT … RETURNING id
+constexpr unsigned id = 1;
+}
+
+// Shared pieces of the SQL vocabulary (db.cpp's table lists every statement; each statement's
+// text sits in the <resource>_sql.h its repository includes).
+//
+// The SQL is laid out by hand: clang-format splits string literals around macro calls in ways
+// that make the statements hard to read.
+// clang-format off
+
+// A DATETIME(3) as milliseconds since the epoch (BIGINT; session time zone is UTC): read with
+// iso_datetime(), no text formatted and parsed back on either side of the connection.
+// Expressions get short aliases: Connector/C++ upper-cases every column name of every result.
+#define SUPPORTCRM_MILLIS(column) \
+    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000 AS ms"
+
+// clang-format on
+
+}  // namespace supportcrm

@@ -1,0 +1,93 @@
+// The comments statements and the layout of their rows. Internal to db/: included by db.cpp
+// (the statement table) and comment_repo.cpp (their reader).
+#pragma once
+
+#include "db/auth_sql.h"
+#include "db/columns.h"
+#include "db/ticket_sql.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+#define SUPPORTCRM_COMMENT_COLUMNS                                                  \
+    "m.id, m.text, " SUPPORTCRM_MILLIS("m.time") ", m.channel, m.is_from_shop, "   \
+    "m.subject, m.from_email, m.to_emails, m.attachments, m.tags"
+
+namespace sql_text {
+
+// A comment is two writes in one transaction, the ticket first: its row lock orders
+// concurrent comments on one ticket, so lastMessage always describes the comment whose
+// transaction committed last. The update also checks the key and its shop (matched rows
+// are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
+inline constexpr char conversation_touch[] =
+    "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
+    "SET c.last_message = ?, c.last_message_time = ?, "
+    "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "
+    "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL";
+inline constexpr char message_insert[] =
+    "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
+    "from_email, to_emails, attachments, tags, created_at) "
+    "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
+    "RETURNING id, channel, "
+    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id)";
+// One round trip for a ticket with comments: the key's shop and the ticket's customer come
+// on every row; inner joins, so the rows come in index order (docs/performance.md, "The
+// statements' shapes"). No rows: resolve the key, then ticket_customer.
+inline constexpr char comments_of_ticket[] =
+    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_COMMENT_COLUMNS ", "
+    SUPPORTCRM_PERSON_COLUMNS("u") ", " SUPPORTCRM_KEY_COLUMNS
+    " FROM " SUPPORTCRM_KEY_TABLES
+    " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+    "JOIN customers cu ON cu.id = c.customer_id "
+    "JOIN messages m ON m.conversation_id = c.id "
+    "LEFT JOIN users u ON u.id = m.user_id "
+    "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id";
+// No comment rows: does the ticket exist in the shop, and whose is it?
+inline constexpr char ticket_customer[] =
+    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "
+    "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?";
+
+}  // namespace sql_text
+
+// clang-format on
+
+// Offsets into SUPPORTCRM_COMMENT_COLUMNS.
+namespace comment_col {
+enum : unsigned {
+    id,
+    text,
+    time,
+    channel,
+    is_from_shop,
+    subject,
+    from_email,
+    to_emails,
+    attachments,
+    tags,
+    count_
+};
+}  // namespace comment_col
+constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
+static_assert(comment_col::count_ == kCommentColumns,
+              "comment_col names every column of SUPPORTCRM_COMMENT_COLUMNS");
+
+namespace layout {
+namespace message_insert {  // RETURNING
+constexpr unsigned id = 1, channel = 2, shop_id = 3;
+static_assert(shop_id == result_columns(sql_text::message_insert));
+}  // namespace message_insert
+namespace comments_of_ticket {
+constexpr ColumnRun customer{1, kPersonColumns};
+constexpr ColumnRun comment = customer.then(kCommentColumns);
+constexpr ColumnRun user = comment.then(kPersonColumns);
+constexpr ColumnRun key = user.then(kKeyColumns);
+static_assert(key.last() == result_columns(sql_text::comments_of_ticket));
+}  // namespace comments_of_ticket
+namespace ticket_customer {
+constexpr ColumnRun customer{1, kPersonColumns};
+static_assert(customer.last() == result_columns(sql_text::ticket_customer));
+}  // namespace ticket_customer
+}  // namespace layout
+
+}  // namespace supportcrm

@@ -1,0 +1,91 @@
+// The customers statements and the layout of their rows. Internal to db/: included by db.cpp
+// (the statement table) and customer_repo.cpp (their reader).
+#pragma once
+
+#include "db/auth_sql.h"
+#include "db/columns.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+#define SUPPORTCRM_CUSTOMER_COLUMNS                                                            \
+    "c.id, c.email, c.phone_number, c.first_name, c.last_name, c.full_name, c.storefront_id, " \
+    "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
+    "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
+    "c.social_b_pseudo, c.cms, c.number_of_orders, "                                           \
+    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
+
+namespace sql_text {
+
+inline constexpr char customer_insert[] =
+    "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "
+    "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "
+    "messaging_id, created_at) "
+    "SELECT ks.id, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM " SUPPORTCRM_KEY_TABLES
+    " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "
+    "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id)";
+inline constexpr char customer_by_id[] =
+    "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS
+    " FROM " SUPPORTCRM_KEY_TABLES
+    " LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH;
+inline constexpr char customer_by_email_key[] =
+    "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
+    " FROM customers c WHERE c.shop_id = ? AND c.email_key = LOWER(?)";
+inline constexpr char customer_by_phone_key[] =
+    "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
+    " FROM customers c WHERE c.shop_id = ? AND c.phone_key = ?";
+
+}  // namespace sql_text
+
+// clang-format on
+
+// Offsets into SUPPORTCRM_CUSTOMER_COLUMNS.
+namespace customer_col {
+enum : unsigned {
+    id,
+    email,
+    phone_number,
+    first_name,
+    last_name,
+    full_name,
+    storefront_id,
+    site_cms_id,
+    storefront_b_id,
+    social_a_user_id,
+    social_b_user_id,
+    messaging_id,
+    helpdesk_a_id,
+    helpdesk_b_id,
+    helpdesk_c_id,
+    helpdesk_d_id,
+    social_b_pseudo,
+    cms,
+    number_of_orders,
+    created_at,
+    cms_created_at,
+    count_
+};
+}  // namespace customer_col
+constexpr unsigned kCustomerColumns = count_columns(SUPPORTCRM_CUSTOMER_COLUMNS);
+static_assert(customer_col::count_ == kCustomerColumns,
+              "customer_col names every column of SUPPORTCRM_CUSTOMER_COLUMNS");
+
+namespace layout {
+namespace customer_insert {  // RETURNING
+constexpr unsigned id = 1, shop_id = 2, shop_domain = 3;
+static_assert(shop_domain == result_columns(sql_text::customer_insert));
+}  // namespace customer_insert
+namespace customer_by_id {
+constexpr ColumnRun customer{1, kCustomerColumns};
+constexpr ColumnRun key = customer.then(kKeyColumns);
+static_assert(key.last() == result_columns(sql_text::customer_by_id));
+}  // namespace customer_by_id
+namespace customer_by_key {  // customer_by_email_key, customer_by_phone_key
+constexpr ColumnRun customer{1, kCustomerColumns};
+static_assert(customer.last() == result_columns(sql_text::customer_by_email_key));
+static_assert(customer.last() == result_columns(sql_text::customer_by_phone_key));
+}  // namespace customer_by_key
+}  // namespace layout
+
+}  // namespace supportcrm

@@ -1,0 +1,84 @@
+// The tickets statements, the Customer/User column list several statements share, and the
+// layout of their rows. Internal to db/: included by db.cpp (the statement table) and the
+// repositories that read these rows.
+#pragma once
+
+#include <cppconn/resultset.h>
+
+#include "db/auth_sql.h"
+#include "db/columns.h"
+#include "db/ticket_repo.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+// A Customer or User object of a response (PersonRow); a ticket's customer adds its contact.
+#define SUPPORTCRM_PERSON_COLUMNS(t) \
+    t ".id, " t ".email, " t ".first_name, " t ".last_name, " t ".full_name"
+#define SUPPORTCRM_CONTACT_COLUMNS(t) t ".phone_number, " t ".storefront_id"
+
+namespace sql_text {
+
+inline constexpr char customer_exists[] = "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?";
+inline constexpr char user_exists[] = "SELECT 1 FROM users WHERE id = ? AND shop_id = ?";
+inline constexpr char conversation_insert[] =
+    "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, "
+    "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "
+    "unread_chat_count, tags, language_code, via, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+inline constexpr char human_ticket_insert[] =
+    "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "
+    "RETURNING id";
+// Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes").
+// No row: resolve the key, then 404.
+inline constexpr char ticket_detail[] =
+    "SELECT c.id, c.channel, c.name, "
+    SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "
+    SUPPORTCRM_PERSON_COLUMNS("u") ", "
+    "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at") ", "
+    SUPPORTCRM_KEY_COLUMNS
+    " FROM " SUPPORTCRM_KEY_TABLES
+    " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
+    "JOIN customers cu ON cu.id = c.customer_id "
+    "LEFT JOIN users u ON u.id = c.assigned_to "
+    "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
+    "WHERE " SUPPORTCRM_KEY_MATCH;
+
+}  // namespace sql_text
+
+// clang-format on
+
+// Offsets into SUPPORTCRM_PERSON_COLUMNS, then SUPPORTCRM_CONTACT_COLUMNS.
+namespace person_col {
+enum : unsigned { id, email, first_name, last_name, full_name, phone_number, storefront_id };
+}
+constexpr unsigned kPersonColumns = count_columns(SUPPORTCRM_PERSON_COLUMNS("t"));
+constexpr unsigned kPersonWithContactColumns =
+    kPersonColumns + count_columns(SUPPORTCRM_CONTACT_COLUMNS("t"));
+static_assert(person_col::phone_number == kPersonColumns &&
+                  person_col::storefront_id + 1 == kPersonWithContactColumns,
+              "person_col names every column of SUPPORTCRM_PERSON/CONTACT_COLUMNS");
+
+// A run of SUPPORTCRM_PERSON_COLUMNS (kPersonColumns long), or of those and
+// SUPPORTCRM_CONTACT_COLUMNS (kPersonWithContactColumns long).
+PersonRow read_person(const sql::ResultSet& rs, ColumnRun at);
+
+namespace layout {
+namespace ticket_detail {
+constexpr ColumnRun ticket{1, 3};  // c.id, c.channel, c.name
+constexpr unsigned id = ticket[0], channel = ticket[1], name = ticket[2];
+constexpr ColumnRun customer = ticket.then(kPersonWithContactColumns);
+constexpr ColumnRun user = customer.then(kPersonColumns);
+enum : unsigned { ht_id, ht_status, ht_opened_at, ht_closed_at, ht_count_ };  // h.id, …
+constexpr ColumnRun human_ticket = user.then(ht_count_);
+constexpr ColumnRun key = human_ticket.then(kKeyColumns);
+static_assert(key.last() == result_columns(sql_text::ticket_detail));
+}  // namespace ticket_detail
+namespace returned_id {  // conversation_insert, human_ticket_insert
+static_assert(result_columns(sql_text::conversation_insert) == 1);
+static_assert(result_columns(sql_text::human_ticket_insert) == 1);
+}  // namespace returned_id
+}  // namespace layout
+
+}  // namespace supportcrm
