@@ -1,5 +1,7 @@
 #include "api/views.h"
 
+#include "common/time_util.h"
+
 namespace supportcrm {
 namespace {
 
@@ -53,6 +55,51 @@ void write_survey(JsonWriter& w, const SurveyRow& s) {
         .field("name", s.customer.name)
         .field("phone", s.customer.phone)
         .end_object();
+    w.end_object();
+}
+
+void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
+                          std::string_view shop_domain) {
+    w.begin_object();
+    w.key("id").id_string(id);
+    w.field("customerID", t.customer_id)
+        .field("shopDomain", shop_domain)
+        .field("Channel", t.channel)
+        .field("name", t.name)
+        .field("threadId", t.thread_id)
+        .field("emailUsed", t.email_used)
+        .field("date", timeutil::format_iso(t.date))
+        .field("lastMessage", t.last_message)
+        .field("lastMessageTime", timeutil::format_iso(t.last_message_time))
+        .field("contact_reason", t.contact_reason)
+        .key("assigned_to");
+    t.assigned_to ? w.uinteger(*t.assigned_to) : w.null();
+    w.field("isOpenedTicket", t.is_opened_ticket)
+        .field("unReadChatCount", t.unread_chat_count)
+        .key("tags")
+        .raw(t.tags_json)
+        .field("language_code", t.language_code)
+        .field("via", t.via);
+    w.end_object();
+}
+
+void write_comment(JsonWriter& w, const CommentRow& c, const PersonRow& customer) {
+    w.begin_object();
+    w.key("id").id_string(c.id);
+    w.field("text", c.text)
+        .field("time", c.time)
+        .field("Channel", c.channel)
+        .field("isFromShop", c.is_from_shop)
+        .field("subject", c.subject)
+        .field("fromEmail", c.from_email)
+        .key("toEmails")
+        .raw(c.to_emails_json)
+        .key("attachments");
+    c.attachments_json ? w.raw(*c.attachments_json) : w.null();
+    w.key("tags").raw(c.tags_json).key("Customer");
+    write_customer(w, customer, false);
+    w.key("User");
+    write_user(w, c.user);
     w.end_object();
 }
 

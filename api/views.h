@@ -3,6 +3,7 @@
 #pragma once
 
 #include "common/json_writer.h"
+#include "db/comment_repo.h"
 #include "db/survey_repo.h"
 #include "db/ticket_repo.h"
 
@@ -14,6 +15,13 @@ void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact)
 
 // {id, email, first_name, last_name, full_name}, or null.
 void write_user(JsonWriter& w, const std::optional<PersonRow>& user);
+
+// The ticket POST /api/v1/tickets answers with: the stored values of t under id, of shop_domain.
+void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
+                          std::string_view shop_domain);
+
+// A comment in the GET /api/v1/tickets/{id}/comments shape, with its ticket's customer.
+void write_comment(JsonWriter& w, const CommentRow& c, const PersonRow& customer);
 
 // A survey in the list shape: id, mark, comment, graphNodes, nodeIds, messageId, createdAt,
 // shopDomain, conversationId (a string), customer {id, email, name, phone}.

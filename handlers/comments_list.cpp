@@ -26,23 +26,7 @@ Response list_ticket_comments(HandlerContext& ctx) {
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("comments").begin_array();
     for (const CommentRow& c : found->comments) {
-        w.begin_object();
-        w.key("id").id_string(c.id);
-        w.field("text", c.text)
-            .field("time", c.time)
-            .field("Channel", c.channel)
-            .field("isFromShop", c.is_from_shop)
-            .field("subject", c.subject)
-            .field("fromEmail", c.from_email)
-            .key("toEmails")
-            .raw(c.to_emails_json)
-            .key("attachments");
-        c.attachments_json ? w.raw(*c.attachments_json) : w.null();
-        w.key("tags").raw(c.tags_json).key("Customer");
-        write_customer(w, found->customer, false);
-        w.key("User");
-        write_user(w, c.user);
-        w.end_object();
+        write_comment(w, c, found->customer);
     }
     w.end_array().field("totalCount", found->comments.size()).end_object();
     return r;

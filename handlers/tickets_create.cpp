@@ -3,6 +3,7 @@
 #include "api/bodies.h"
 #include "api/fields.h"
 #include "api/handler.h"
+#include "api/views.h"
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "db/ticket_repo.h"
@@ -38,34 +39,6 @@ NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Mil
     return t;
 }
 
-namespace {
-
-void write_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t, const Shop& shop) {
-    w.begin_object();
-    w.key("id").id_string(id);
-    w.field("customerID", t.customer_id)
-        .field("shopDomain", shop.domain)
-        .field("Channel", t.channel)
-        .field("name", t.name)
-        .field("threadId", t.thread_id)
-        .field("emailUsed", t.email_used)
-        .field("date", timeutil::format_iso(t.date))
-        .field("lastMessage", t.last_message)
-        .field("lastMessageTime", timeutil::format_iso(t.last_message_time))
-        .field("contact_reason", t.contact_reason)
-        .key("assigned_to");
-    t.assigned_to ? w.uinteger(*t.assigned_to) : w.null();
-    w.field("isOpenedTicket", t.is_opened_ticket)
-        .field("unReadChatCount", t.unread_chat_count)
-        .key("tags")
-        .raw(t.tags_json)
-        .field("language_code", t.language_code)
-        .field("via", t.via);
-    w.end_object();
-}
-
-}  // namespace
-
 Response create_ticket(HandlerContext& ctx) {
     auto body = read_json_object(ctx);
     if (body.error) {
@@ -90,7 +63,7 @@ Response create_ticket(HandlerContext& ctx) {
     r.status = 201;
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket");
-    write_ticket(w, id, ticket, ctx.caller.shop());
+    write_created_ticket(w, id, ticket, ctx.caller.shop().domain);
     w.end_object();
     return r;
 }

@@ -387,30 +387,12 @@ void fuzz_ticket(const Json::Value& body) {
     check_instant(t.date);
     check_instant(t.last_message_time);
     check_string_array(t.tags_json, body["tags"], "P5 ticket tags read back as given");
-    // POST /api/v1/tickets's answer (write_ticket in tickets_create.cpp).
+    // POST /api/v1/tickets's answer.
     std::string out;
     JsonWriter w(out);
-    w.begin_object().field("success", true).key("ticket").begin_object();
-    w.key("id").id_string(1);
-    w.field("customerID", t.customer_id)
-        .field("shopDomain", "shop.example")
-        .field("Channel", t.channel)
-        .field("name", t.name)
-        .field("threadId", t.thread_id)
-        .field("emailUsed", t.email_used)
-        .field("date", timeutil::format_iso(t.date))
-        .field("lastMessage", t.last_message)
-        .field("lastMessageTime", timeutil::format_iso(t.last_message_time))
-        .field("contact_reason", t.contact_reason)
-        .key("assigned_to");
-    t.assigned_to ? w.uinteger(*t.assigned_to) : w.null();
-    w.field("isOpenedTicket", t.is_opened_ticket)
-        .field("unReadChatCount", t.unread_chat_count)
-        .key("tags")
-        .raw(t.tags_json)
-        .field("language_code", t.language_code)
-        .field("via", t.via);
-    w.end_object().end_object();
+    w.begin_object().field("success", true).key("ticket");
+    write_created_ticket(w, 1, t, "shop.example");
+    w.end_object();
     parse_strictly(out, "P5 ticket response is strict JSON");
 }
 
@@ -439,26 +421,23 @@ void fuzz_comment(const Json::Value& body, std::string_view raw_body) {
         check_as_given(*c.attachments_json, body["attachments"],
                        "P5 comment attachments read back as given");
     }
-    // A comment as GET /api/v1/tickets/{id}/comments lists it (comments_list.cpp).
+    // A comment as GET /api/v1/tickets/{id}/comments lists it.
+    CommentRow row;
+    row.id = 1;
+    row.text = c.text;
+    row.time = timeutil::format_iso(c.time);
+    row.channel = c.channel.value_or("Mail");
+    row.is_from_shop = c.is_from_shop;
+    row.subject = c.subject;
+    row.from_email = c.from_email;
+    row.to_emails_json = c.to_emails_json;
+    row.tags_json = c.tags_json;
+    row.attachments_json = c.attachments_json;
     std::string out;
     JsonWriter w(out);
-    w.begin_object().field("success", true).key("comments").begin_array().begin_object();
-    w.key("id").id_string(1);
-    w.field("text", c.text)
-        .field("time", timeutil::format_iso(c.time))
-        .field("Channel", c.channel.value_or("Mail"))
-        .field("isFromShop", c.is_from_shop)
-        .field("subject", c.subject)
-        .field("fromEmail", c.from_email)
-        .key("toEmails")
-        .raw(c.to_emails_json)
-        .key("attachments");
-    c.attachments_json ? w.raw(*c.attachments_json) : w.null();
-    w.key("tags").raw(c.tags_json).key("Customer");
-    write_customer(w, PersonRow{}, false);
-    w.key("User");
-    write_user(w, std::nullopt);
-    w.end_object().end_array().field("totalCount", 1).end_object();
+    w.begin_object().field("success", true).key("comments").begin_array();
+    write_comment(w, row, PersonRow{});
+    w.end_array().field("totalCount", 1).end_object();
     Json::Value v = parse_strictly(out, "P5 comment list is strict JSON");
     if (c.attachments_json) {
         check(same_value(v["comments"][0]["attachments"], body["attachments"]),
