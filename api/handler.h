@@ -54,5 +54,6 @@ Response create_comment(HandlerContext& ctx);
 Response list_csat(HandlerContext& ctx);
 Response create_survey(HandlerContext& ctx);
 Response healthz(HandlerContext& ctx);
+Response get_openapi(HandlerContext& ctx);
 
 }  // namespace supportcrm

@@ -1,6 +1,6 @@
 // What a handler answers: a status, a JSON body and the few extra headers the contract names.
-// The front (api/response_writer.cpp) adds Content-Type, Content-Length, X-Request-Id and the headers
-// every answer carries (Cache-Control, X-Content-Type-Options).
+// The front (api/response_writer.cpp) adds Content-Type, Content-Length, X-Request-Id and the
+// headers every answer carries (Cache-Control, X-Content-Type-Options).
 #pragma once
 
 #include <string>
@@ -13,6 +13,8 @@ struct Response {
     int status = 200;
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;
+    // API answers are never cached; only a document that changes with the binary says otherwise.
+    const char* cache_control = "no-store";
 };
 
 }  // namespace supportcrm

@@ -20,6 +20,7 @@ const Route kRoutes[] = {
     {"POST", "/api/v1/tickets/{ticketId}/comments", create_comment,       Route::in_statement},
     {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},
     {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
+    {"GET",  "/api/v1/openapi.json",           get_openapi,          Route::none},
     {"GET",  "/healthz",                       healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.
     {"HEAD", "/healthz",                       healthz,              Route::none},
@@ -53,6 +54,14 @@ bool matches(std::string_view pattern, std::string_view path, std::string_view& 
 }
 
 }  // namespace
+
+std::vector<RouteName> route_names() {
+    std::vector<RouteName> names;
+    for (const Route& r : kRoutes) {
+        names.push_back({r.method, r.pattern});
+    }
+    return names;
+}
 
 RouteMatch route(std::string_view method, std::string_view path) {
     RouteMatch m;

@@ -3,11 +3,20 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/route.h"
 
 namespace supportcrm {
 
 RouteMatch route(std::string_view method, std::string_view path);
+
+// Every route as method and path pattern ("{name}" for the path id), in table order: what the
+// OpenAPI description (docs/openapi.yaml) must describe, no more and no less.
+struct RouteName {
+    std::string_view method;
+    std::string_view pattern;
+};
+std::vector<RouteName> route_names();
 
 }  // namespace supportcrm

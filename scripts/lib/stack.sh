@@ -39,6 +39,7 @@ SUPPORTCRM_BUILD_PACKAGES=(
     build-essential cmake pkg-config
     libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev libboost-program-options-dev
     libssl-dev libgtest-dev libcurl4-openssl-dev libsystemd-dev
+    python3 python3-yaml # tools/openapi/embed.py, run by the build
 )
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SUPPORTCRM_PACKAGES=(
@@ -536,7 +537,7 @@ rate_limited_server() {
 write_nginx_conf() {
     local dir=$1 port=$2 rate_port=${3:-}
     local prefix=$dir/nginx conf=$dir/nginx/nginx.conf pidf=$dir/nginx.pid user_line=""
-    mkdir -p -- "$prefix"/tmp/{body,fastcgi,proxy,scgi,uwsgi} || die "cannot create $prefix"
+    mkdir -p -- "$prefix"/tmp/{body,fastcgi,proxy,scgi,uwsgi} "$prefix"/cache || die "cannot create $prefix"
 
     # Workers must reach STACKDIR/supportcrm.sock (mode-700 dir): run them as
     # the invoking user. As root nginx would otherwise drop to 'nobody'; as
@@ -584,6 +585,8 @@ http {
     upstream supportcrm_fcgi {
         server unix:$dir/supportcrm.sock;
     }
+    fastcgi_cache_path $prefix/cache/supportcrm levels=1 keys_zone=supportcrm_openapi:1m
+                       max_size=16m inactive=1h use_temp_path=off;
 $(rate_limited_server "$rate_port")
 
 $(site_server "$port")
@@ -612,7 +615,7 @@ start_nginx() {
 
     if ! nginx_cmd "$dir" -t -q >"$dir/nginx-test.log" 2>&1; then
         cat "$dir/nginx-test.log" >&2
-        die "nginx configuration test failed for $conf"
+        die "nginx configuration test failed for $dir/nginx/nginx.conf"
     fi
 
     if pid=$(pidfile_alive "$pidf" nginx); then

@@ -53,7 +53,11 @@ while IFS= read -r line; do
         absent=1
     fi
 done < <(trim <"$repo/nginx/site-example.conf" |
-    grep -vE '^(#|$|\}$|upstream |server unix:|server \{|listen |server_name |include |access_log )')
+    grep -vE '^(#|$|\}$|upstream |server unix:|server \{|listen |server_name |include |access_log |fastcgi_cache_path )')
+grep -qE '^\s*fastcgi_cache_path \S+ levels=1 keys_zone=supportcrm_openapi:1m$' "$stack_conf" || {
+    echo "the stack's nginx.conf has no cache zone supportcrm_openapi like the example site's"
+    absent=1
+}
 grep -qE '^\s*access_log \S+ supportcrm;' "$stack_conf" || {
     echo "the stack's access_log does not use the log_format supportcrm"
     absent=1
