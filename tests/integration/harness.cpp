@@ -318,10 +318,55 @@ HttpResponse http_any_body(const std::string& method, const std::string& path,
     return r;
 }
 
+bool openapi_check_enabled() {
+    static const bool enabled = [] {
+        const char* v = std::getenv("SUPPORTCRM_OPENAPI_CHECK");
+        return v != nullptr && std::string_view(v) == "1";
+    }();
+    return enabled;
+}
+
+void expect_described(const HttpResponse& r) {
+    if (!openapi_check_enabled()) {
+        return;
+    }
+    // Every answer of the stack (pool and nginx pages) carries X-Request-Id; Prism's own don't.
+    if (!r.header("x-request-id")) {
+        ADD_FAILURE() << "the OpenAPI proxy answered instead of the service (the request never "
+                         "reached it; such a test does not belong in the check run): "
+                      << r.describe();
+        return;
+    }
+    std::optional<std::string> header = r.header("sl-violations");
+    if (!header) {
+        return;
+    }
+    Json::Value violations;
+    Json::CharReaderBuilder builder;
+    std::string errors;
+    std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
+    if (!reader->parse(header->data(), header->data() + header->size(), &violations, &errors) ||
+        !violations.isArray()) {
+        ADD_FAILURE() << "unreadable sl-violations header: " << *header;
+        return;
+    }
+    for (const Json::Value& v : violations) {
+        const std::string side = v["location"][0].asString();
+        // The response must always match the description. A request may break it only when
+        // the service refuses it too (a deliberately invalid request and its described 4xx).
+        if (side == "response" || r.status < 400) {
+            ADD_FAILURE() << "docs/openapi.yaml and the service disagree (" << side
+                          << "): " << v["message"].asString() << " at " << to_json(v["location"])
+                          << "\n  " << r.describe();
+        }
+    }
+}
+
 HttpResponse http_unchecked(const std::string& method, const std::string& path,
                             const Headers& headers, const std::optional<std::string>& body) {
     HttpResponse r = http_any_body(method, path, headers, body);
     expect_json_body(r);
+    expect_described(r);
     return r;
 }
 

@@ -101,6 +101,11 @@ Json::Value parse_json(std::string_view text);
 // Adds a test failure unless r's body is strict JSON (a HEAD answer may have no body).
 // it::http_unchecked calls it on every response, so a regression in any answer shows.
 void expect_json_body(const HttpResponse& r);
+// With SUPPORTCRM_OPENAPI_CHECK=1 (scripts/openapi check: Prism's validating proxy sits
+// between the suite and nginx) adds a test failure when the proxy reports that r disagrees
+// with docs/openapi.yaml, or that its request does while the service accepted it.
+// it::http_unchecked calls it on every response.
+void expect_described(const HttpResponse& r);
 // True when the value is a JSON integer (not a string, not a number written with a fraction).
 bool is_json_integer(const Json::Value& value);
 // An object from name/value pairs: it::object({{"email", e}, {"first_name", "Ann"}}).
