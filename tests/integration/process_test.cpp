@@ -337,6 +337,12 @@ TEST_F(Process, SocketPassedBySystemdIsServedAndLeftInPlace) {
     EXPECT_TRUE(master.wait_for_log("listening on fd 3 from systemd", Millis(0)))
         << "the log does not say the passed socket is used";
 
+    // A reload re-executes the master with the same socket (fd 3 stays open across the exec).
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
+    EXPECT_TRUE(master.wait_for_log("listening on fd 3 kept across re-exec;", Millis(0)));
+    EXPECT_TRUE(answered(it::fcgi::request(passed, get("/healthz"), kRequestTimeout), 200));
+
     stop_cleanly(master);
     EXPECT_TRUE(file_exists(passed)) << "the master removed the socket file systemd owns";
     EXPECT_FALSE(file_exists(not_created));
