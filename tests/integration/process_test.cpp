@@ -184,6 +184,37 @@ void expect_no_failed_request(Load& load, const char* during) {
                            << ":" << f.first;
 }
 
+// No pid of `now` is one of `old` (the workers of a pool that was replaced).
+void expect_all_replaced(const std::vector<pid_t>& old, const std::vector<pid_t>& now) {
+    for (pid_t w : now) {
+        EXPECT_EQ(std::count(old.begin(), old.end(), w), 0)
+            << "worker " << w << " of the replaced pool is still running";
+    }
+}
+
+// A POST /api/v1/customers sent up to half its body: a worker takes it and waits for the rest.
+class HalfSentCreate {
+  public:
+    HalfSentCreate(const std::string& socket, const std::string& key, const std::string& email)
+        : request_(create_customer(key, email)),
+          half_(request_.body.size() / 2),
+          connection_(socket) {
+        connection_.send_head(request_);
+        connection_.send_stdin(std::string_view(request_.body).substr(0, half_));
+    }
+    // Sends the rest and reads the answer.
+    it::fcgi::Response finish() {
+        connection_.send_stdin(std::string_view(request_.body).substr(half_));
+        connection_.end_stdin();
+        return connection_.read_response(kRequestTimeout);
+    }
+
+  private:
+    it::fcgi::Request request_;
+    size_t half_;
+    it::fcgi::Connection connection_;
+};
+
 // The executable a process runs, as /proc shows it (" (deleted)" when the file was replaced).
 std::string exe_of(pid_t pid) {
     char buf[4096];
@@ -474,10 +505,7 @@ TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
     }
     EXPECT_TRUE(master.running()) << "the master did not survive the reloads";
     EXPECT_EQ(master.pid(), master_pid);
-    for (pid_t w : master.children()) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
-            << "worker " << w << " of the first generation is still running";
-    }
+    expect_all_replaced(first_workers, master.children());
     stop_cleanly(master);
 }
 
@@ -510,10 +538,7 @@ TEST_F(Process, ReloadWithABrokenConfigIsRefusedAndChangesNothing) {
     EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
     EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
-    for (pid_t w : master.children()) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
-            << "worker " << w << " of the first generation is still running";
-    }
+    expect_all_replaced(first_workers, master.children());
     stop_cleanly(master);
 }
 
@@ -559,10 +584,7 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
     EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 4));
     EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
-    for (pid_t w : master.children()) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
-            << "worker " << w << " of the first generation is still running";
-    }
+    expect_all_replaced(first_workers, master.children());
     EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
     stop_cleanly(master);
 }
@@ -611,10 +633,7 @@ TEST_F(Process, ReloadAfterTheBinaryWasReplacedRunsTheNewOne) {
         ASSERT_EQ(stat(("/proc/" + std::to_string(p) + "/exe").c_str(), &running), 0);
         EXPECT_EQ(running.st_ino, installed.st_ino) << "pid " << p << " runs another file";
     }
-    for (pid_t w : now) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
-            << "worker " << w << " of the old binary is still running";
-    }
+    expect_all_replaced(first_workers, now);
     stop_cleanly(master);
 }
 
@@ -628,11 +647,7 @@ TEST_F(Process, ReloadLetsAnOldWorkerFinishTheRequestInHand) {
     ASSERT_EQ(first_workers.size(), 2u);
 
     const std::string email = it::unique_email("reload-inflight");
-    const it::fcgi::Request request = create_customer(shop.key, email);
-    const size_t half = request.body.size() / 2;
-    it::fcgi::Connection in_flight(socket_path());
-    in_flight.send_head(request);
-    in_flight.send_stdin(std::string_view(request.body).substr(0, half));
+    HalfSentCreate in_flight(socket_path(), shop.key, email);
     std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
 
     master.signal(SIGHUP);
@@ -641,17 +656,13 @@ TEST_F(Process, ReloadLetsAnOldWorkerFinishTheRequestInHand) {
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 1));
     EXPECT_TRUE(master.wait_for_children(3, Millis(5000))) << master.children().size();
 
-    in_flight.send_stdin(std::string_view(request.body).substr(half));
-    in_flight.end_stdin();
-    const it::fcgi::Response r = in_flight.read_response(kRequestTimeout);
+    const it::fcgi::Response r = in_flight.finish();
     ASSERT_TRUE(answered(r, 201));
     EXPECT_EQ(r.json()["customer"]["email"], Json::Value(email)) << r.describe();
 
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
     EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
-    for (pid_t w : master.children()) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0);
-    }
+    expect_all_replaced(first_workers, master.children());
     EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
     stop_cleanly(master);
 }
@@ -724,11 +735,7 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     ASSERT_EQ(workers.size(), 2u);
 
     const std::string email = it::unique_email("inflight");
-    const it::fcgi::Request request = create_customer(shop.key, email);
-    const size_t half = request.body.size() / 2;
-    it::fcgi::Connection in_flight(socket_path());
-    in_flight.send_head(request);
-    in_flight.send_stdin(std::string_view(request.body).substr(0, half));
+    HalfSentCreate in_flight(socket_path(), shop.key, email);
     std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
 
     master.signal(SIGTERM);
@@ -744,9 +751,7 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     late.send_head(late_request);
     late.end_stdin();
 
-    in_flight.send_stdin(std::string_view(request.body).substr(half));
-    in_flight.end_stdin();
-    const it::fcgi::Response r = in_flight.read_response(kRequestTimeout);
+    const it::fcgi::Response r = in_flight.finish();
     ASSERT_TRUE(answered(r, 201));
     const Json::Value j = r.json();
     EXPECT_EQ(j["success"], Json::Value(true)) << r.describe();
