@@ -552,8 +552,10 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
     write_file(password_file, password);
     std::vector<std::string> args = master_args(10, {"--ready-timeout", "3"});
     args[1] = copy_config("bad-password.conf", password_file);  // --config
-    Proc& master = spawn("reload-bad-password", args);
+    NotifySocket notify(dir_.file("notify.sock"));
+    Proc& master = spawn("reload-bad-password", args, -1, "", dir_.file("notify.sock"));
     ASSERT_TRUE(ready(master));
+    EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
     const std::vector<pid_t> first_workers = master.children();
     ASSERT_EQ(first_workers.size(), 2u);
 
@@ -562,6 +564,9 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
     write_file(password_file, "not-the-password\n");
     master.signal(SIGHUP);
     ASSERT_TRUE(master.wait_for_log("reload abandoned: ", kStartTimeout));
+    // systemd leaves "reloading" again: the service runs, on the old workers.
+    EXPECT_EQ(notify.next(kStartTimeout).substr(0, 12), "RELOADING=1\n");
+    EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
     std::this_thread::sleep_for(Millis(500));
     expect_no_failed_request(load, "during the abandoned reload");
 
@@ -921,6 +926,9 @@ TEST_F(Process, StartWaitsForADatabaseThatComesWithinReadyTimeout) {
     Proc& master = spawn("late-db", master_args(10, {"--db-socket", db_path}));
     ASSERT_TRUE(
         master.wait_for_log("not accepting requests, retrying every second", kStartTimeout));
+    // No old pool to fall back on: a reload now is ignored, and logged.
+    master.signal(SIGHUP);
+    EXPECT_TRUE(master.wait_for_log("SIGHUP ignored while starting", Millis(5000)));
     std::this_thread::sleep_for(Millis(1500));
     EXPECT_TRUE(master.running());
     EXPECT_EQ(it::proc::count(master.log(), "ready: "), 0u) << "ready without a database";
