@@ -88,12 +88,15 @@ bool Children::mark_serving(pid_t pid) {
     return false;
 }
 
-void Children::signal_all(int sig) {
+void Children::stop_all() {
     for (Child& c : children_) {
-        kill(c.pid, sig);
-        if (sig == SIGTERM) {
-            c.phase = Phase::stopping;
-        }
+        stop(c);
+    }
+}
+
+void Children::kill_all() {
+    for (const Child& c : children_) {
+        kill(c.pid, SIGKILL);
     }
 }
 

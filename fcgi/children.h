@@ -53,7 +53,10 @@ class Children {
     // A worker said it serves; false when it is not one of ours.
     bool mark_serving(pid_t pid);
 
-    void signal_all(int sig);
+    // SIGTERM to every worker not told yet: finish the request in hand and exit.
+    void stop_all();
+    // SIGKILL to every worker.
+    void kill_all();
     // Starts a new generation: spawn() then makes workers of the new one.
     void next_generation() { ++generation_; }
     // The new generation serves: every other worker is told (SIGTERM) to finish and exit.

@@ -327,12 +327,12 @@ class Master {
     void tell_workers_to_stop() {
         notify("STOPPING=1");
         stop_deadline_ = Clock::now() + std::chrono::seconds(config_.shutdown_timeout);
-        children_.signal_all(SIGTERM);
+        children_.stop_all();
     }
 
     void kill_workers() {
         log::warning("shutdown-timeout reached; killing the remaining workers");
-        children_.signal_all(SIGKILL);
+        children_.kill_all();
     }
 
     const ListenSocket& socket_;
