@@ -100,6 +100,12 @@ class Master {
                       executable_path() + ", listening on " + socket_.description() + "; " +
                       std::to_string(children_.count()) + " workers handed over");
             on_children_exited();  // any that exited while the exec was under way
+            const std::string& bound = start_.handover->listen_path;
+            if (!bound.empty() && config_.listen != bound) {
+                log::warning("reload: a new listen address needs a restart; still listening on " +
+                             bound);
+                config_.listen = bound;
+            }
             log::info("reloading: " + describe(config_));
         } else {
             log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " listening on " +
