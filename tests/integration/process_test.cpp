@@ -230,7 +230,14 @@ class Process : public ::testing::Test {
     void TearDown() override {
         if (HasFailure()) {
             for (const auto& [name, p] : procs_) {
-                std::string log = p->log();
+                // The master's lines, not the workers' one line per request.
+                std::string log;
+                for (const std::string& line : it::proc::lines_with(p->log(), "")) {
+                    if (line.find(" /healthz ") == std::string::npos &&
+                        line.find(" /api/v1/") == std::string::npos) {
+                        log += line + "\n";
+                    }
+                }
                 if (log.size() > 6000) {
                     log = "..." + log.substr(log.size() - 6000);
                 }
@@ -310,6 +317,20 @@ class Process : public ::testing::Test {
         }
         return ::testing::AssertionFailure()
                << "no '" << kReady << "' within " << kStartTimeout.count() << " ms";
+    }
+
+    // Waits until the pool of the last reload so far says it serves.
+    static ::testing::AssertionResult ready_after_last_reload(const Proc& p) {
+        const auto deadline = Clock::now() + kStartTimeout;
+        while (Clock::now() < deadline) {
+            const std::string log = p.log();
+            const size_t last = log.rfind("reloading: ");
+            if (last != std::string::npos && log.find(kReady, last) != std::string::npos) {
+                return ::testing::AssertionSuccess();
+            }
+            std::this_thread::sleep_for(Millis(20));
+        }
+        return ::testing::AssertionFailure() << "the last reload's pool never said it serves";
     }
 
     Proc& start_master(const std::string& name, unsigned shutdown_timeout,
@@ -481,10 +502,14 @@ TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
 
     Load load(socket_path(), 3, shop.key);
     std::this_thread::sleep_for(Millis(500));
-    for (int i = 0; i < 3; ++i) {
+    // Each SIGHUP once the previous one was taken (signals that arrive while one is pending
+    // merge into one); the next may come while the previous new pool is still connecting.
+    for (size_t i = 1; i <= 3; ++i) {
         master.signal(SIGHUP);
-        std::this_thread::sleep_for(Millis(500));
+        ASSERT_TRUE(master.wait_for_log("reload: re-executing ", kStartTimeout, i));
+        std::this_thread::sleep_for(Millis(300));
     }
+    EXPECT_TRUE(ready_after_last_reload(master));
     std::this_thread::sleep_for(Millis(800));
     expect_no_failed_request(load, "across the reloads");
 
