@@ -47,6 +47,9 @@ KeyList declare_keys() {
     keys.add("workers", d.workers, "worker processes; 0 = number of CPUs");
     keys.add("shutdown-timeout", d.shutdown_timeout,
              "seconds in-flight requests get to finish on stop before workers are killed");
+    keys.add("ready-timeout", d.ready_timeout,
+             "seconds new workers get to connect to the database: then a start fails (exit 1) "
+             "and a reload is abandoned (the old workers keep serving)");
     keys.add("db-host", d.db.host, "MariaDB host (unused when db-socket is set)");
     keys.add("db-port", d.db.port, "MariaDB TCP port");
     keys.add("db-socket", d.db.socket, "MariaDB unix socket path");
@@ -150,6 +153,10 @@ Config load_config(const po::variables_map& command_line) {
         throw ConfigError("workers: at most 1024");
     }
     c.shutdown_timeout = vm["shutdown-timeout"].as<unsigned>();
+    c.ready_timeout = vm["ready-timeout"].as<unsigned>();
+    if (c.ready_timeout == 0) {
+        throw ConfigError("ready-timeout: must be at least 1");
+    }
 
     c.db.host = vm["db-host"].as<std::string>();
     c.db.port = vm["db-port"].as<unsigned>();
@@ -185,7 +192,8 @@ std::string describe(const Config& c) {
         << " workers=" << c.workers << " db="
         << (c.db.socket.empty() ? c.db.host + ":" + std::to_string(c.db.port) : c.db.socket) << "/"
         << c.db.name << " db-user=" << c.db.user << " max-body-bytes=" << c.max_body_bytes
-        << " shutdown-timeout=" << c.shutdown_timeout << "s";
+        << " shutdown-timeout=" << c.shutdown_timeout << "s ready-timeout=" << c.ready_timeout
+        << "s";
     return out.str();
 }
 

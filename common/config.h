@@ -22,6 +22,7 @@ struct Config {
     int listen_backlog = 511;
     unsigned workers = 0;  // resolved to the CPU count by load_config
     unsigned shutdown_timeout = 30;
+    unsigned ready_timeout = 30;
     DbSettings db;
     std::string db_password_file;
     std::size_t max_body_bytes = 1048576;

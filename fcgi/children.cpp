@@ -38,7 +38,7 @@ bool Children::spawn() {
         // _exit: the master's atexit handlers and buffers are not the worker's to run.
         _exit(status);
     }
-    children_.push_back({pid, generation_, Clock::now()});
+    children_.push_back({pid, Phase::connecting, Clock::now(), generation_});
     log::info("started worker pid=" + std::to_string(pid));
     return true;
 }
@@ -71,16 +71,56 @@ std::vector<Children::Exit> Children::reap() {
     return exits;
 }
 
-void Children::signal_all(int sig) {
-    for (const Child& c : children_) {
-        kill(c.pid, sig);
+void Children::adopt(const std::vector<Child>& children) {
+    for (Child c : children) {
+        c.generation = 0;
+        children_.push_back(c);
     }
 }
 
-void Children::signal_generation(unsigned generation, int sig) {
+bool Children::mark_serving(pid_t pid) {
+    for (Child& c : children_) {
+        if (c.pid == pid && c.phase == Phase::connecting) {
+            c.phase = Phase::serving;
+            return true;
+        }
+    }
+    return false;
+}
+
+void Children::stop_all() {
+    for (Child& c : children_) {
+        stop(c);
+    }
+}
+
+void Children::kill_all() {
     for (const Child& c : children_) {
-        if (c.generation == generation) {
-            kill(c.pid, sig);
+        kill(c.pid, SIGKILL);
+    }
+}
+
+void Children::stop(Child& c) {
+    if (c.phase != Phase::stopping) {
+        kill(c.pid, SIGTERM);
+        c.phase = Phase::stopping;
+    }
+}
+
+void Children::retire_others() {
+    for (Child& c : children_) {
+        if (c.generation != generation_) {
+            stop(c);
+        }
+    }
+}
+
+void Children::abandon_current() {
+    for (Child& c : children_) {
+        if (c.generation == generation_ || c.phase != Phase::serving) {
+            stop(c);
+        } else {
+            c.generation = generation_;
         }
     }
 }
@@ -88,7 +128,15 @@ void Children::signal_generation(unsigned generation, int sig) {
 std::size_t Children::count_current() const {
     std::size_t n = 0;
     for (const Child& c : children_) {
-        n += c.generation == generation_;
+        n += c.generation == generation_ && c.phase != Phase::stopping;
+    }
+    return n;
+}
+
+std::size_t Children::count_current_serving() const {
+    std::size_t n = 0;
+    for (const Child& c : children_) {
+        n += c.generation == generation_ && c.phase == Phase::serving;
     }
     return n;
 }

@@ -1,5 +1,6 @@
-// The master's book of workers: fork, reap, and who belongs to which generation (a reload
-// starts a new generation and retires the old one).
+// The master's book of workers: fork, reap, and who belongs to which pool. A reload starts a
+// new pool (generation); the old one serves until the new one is ready, then is told to stop.
+// Across the master's re-exec the book is handed over (fcgi/reexec.h) and adopted.
 #pragma once
 
 #include <sys/types.h>
@@ -16,7 +17,26 @@ class Children {
     // Runs in the forked child; its return value is the child's exit status.
     using WorkerMain = std::function<int()>;
 
+    // What the master knows of one worker.
+    enum class Phase : char {
+        connecting = 'c',  // started, has not said it serves yet
+        serving = 's',     // said it serves (connected to the database)
+        stopping = 't',    // told to finish its request and exit
+    };
+    struct Child {
+        pid_t pid;
+        Phase phase;
+        Clock::time_point started;
+        unsigned generation = 0;
+    };
+
     explicit Children(WorkerMain worker_main) : worker_main_(std::move(worker_main)) {}
+
+    // Takes over workers forked by the master's previous image (same process, before exec):
+    // they belong to the pool before the current one.
+    void adopt(const std::vector<Child>& children);
+    // Every worker, for the handover to the next image.
+    const std::vector<Child>& all() const { return children_; }
 
     // Forks one worker of the current generation; false (and logs) when fork fails.
     bool spawn();
@@ -30,25 +50,31 @@ class Children {
     // Collects every exited child (waitpid WNOHANG) and logs each.
     std::vector<Exit> reap();
 
-    void signal_all(int sig);
-    // Starts a new generation and returns the number of the old one; spawn() then makes
-    // workers of the new generation.
-    unsigned next_generation() { return generation_++; }
-    void signal_generation(unsigned generation, int sig);
+    // A worker said it serves; false when it is not one of ours.
+    bool mark_serving(pid_t pid);
+
+    // SIGTERM to every worker not told yet: finish the request in hand and exit.
+    void stop_all();
+    // SIGKILL to every worker.
+    void kill_all();
+    // Starts a new generation: spawn() then makes workers of the new one.
+    void next_generation() { ++generation_; }
+    // The new generation serves: every other worker is told (SIGTERM) to finish and exit.
+    void retire_others();
+    // The new generation failed: it is told to stop, and so is every older worker that never
+    // said it serves; the workers that do serve become the current generation.
+    void abandon_current();
 
     std::size_t count() const { return children_.size(); }
     std::size_t count_current() const;
+    std::size_t count_current_serving() const;
 
   private:
-    struct Child {
-        pid_t pid;
-        unsigned generation;
-        Clock::time_point started;
-    };
+    void stop(Child& c);
 
     WorkerMain worker_main_;
     std::vector<Child> children_;
-    unsigned generation_ = 0;
+    unsigned generation_ = 1;  // adopted workers are generation 0
 };
 
 }  // namespace supportcrm

@@ -135,6 +135,14 @@ ListenSocket ListenSocket::open(const Config& config) {
     return ListenSocket(fd, "", "tcp:" + config.listen);
 }
 
+ListenSocket ListenSocket::adopt(int fd, std::string unix_path) {
+    std::string description = "fd " + std::to_string(fd) + " kept across re-exec";
+    if (!unix_path.empty()) {
+        description += " (unix:" + unix_path + ")";
+    }
+    return ListenSocket(fd, std::move(unix_path), std::move(description));
+}
+
 ListenSocket::ListenSocket(ListenSocket&& other) noexcept
     : fd_(other.fd_),
       unix_path_(std::move(other.unix_path_)),

@@ -13,6 +13,9 @@ class ListenSocket {
   public:
     // Throws std::runtime_error with errno text on failure.
     static ListenSocket open(const Config& config);
+    // The socket the master's previous image listened on (kept open across its re-exec,
+    // fcgi/reexec.h); a non-empty unix_path is removed on close as if bound here.
+    static ListenSocket adopt(int fd, std::string unix_path);
 
     ListenSocket(ListenSocket&& other) noexcept;
     ListenSocket& operator=(ListenSocket&&) = delete;
@@ -20,6 +23,8 @@ class ListenSocket {
 
     int fd() const { return fd_; }
     const std::string& description() const { return description_; }
+    // The path removed on close: a unix socket this master bound itself ("" otherwise).
+    const std::string& unix_path() const { return unix_path_; }
 
   private:
     ListenSocket(int fd, std::string unix_path, std::string description)

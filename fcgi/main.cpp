@@ -57,9 +57,12 @@ int main(int argc, char** argv) {
     }
     log::set_level(config.log_level);
     try {
-        ListenSocket socket = ListenSocket::open(config);
+        MasterStart start{std::vector<std::string>(argv, argv + argc), take_handover()};
+        ListenSocket socket = start.handover ? ListenSocket::adopt(start.handover->listen_fd,
+                                                                   start.handover->listen_path)
+                                             : ListenSocket::open(config);
         ConfigLoader reload = [&command_line] { return load_config(command_line); };
-        return run_master(socket, std::move(config), reload);
+        return run_master(socket, std::move(config), reload, std::move(start));
     } catch (const std::exception& e) {
         log::error(e.what());
         return 1;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include "common/log.h"
 #include "fcgi/children.h"
 #include "fcgi/master_state.h"
+#include "fcgi/readiness.h"
 #include "fcgi/signals.h"
 #include "fcgi/worker.h"
 
@@ -28,48 +30,24 @@ using Clock = std::chrono::steady_clock;
 // points at a missing socket): respawn it no faster than this, not in a tight loop.
 constexpr auto kFastFailure = std::chrono::seconds(1);
 
-void notify(const char* state) {
+void notify(const std::string& state) {
 #ifdef SUPPORTCRM_HAVE_SYSTEMD
-    sd_notify(0, state);
+    sd_notify(0, state.c_str());
 #else
     (void)state;
 #endif
 }
 
-// Workers report "ready" with one byte each on this pipe; systemd hears READY=1 only once the
-// whole pool can serve.
-class ReadinessPipe {
-  public:
-    ReadinessPipe() {
-        if (pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0) {
-            throw std::runtime_error("pipe2 failed");
-        }
-    }
-    ~ReadinessPipe() {
-        close(fds_[0]);
-        close(fds_[1]);
-    }
-    ReadinessPipe(const ReadinessPipe&) = delete;
-    ReadinessPipe& operator=(const ReadinessPipe&) = delete;
+// RELOADING=1 with the time it began, as systemd's notify-reload protocol asks.
+std::string reloading_message() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const unsigned long long usec = static_cast<unsigned long long>(now.tv_sec) * 1000000ULL +
+                                    static_cast<unsigned long long>(now.tv_nsec) / 1000ULL;
+    return "RELOADING=1\nMONOTONIC_USEC=" + std::to_string(usec);
+}
 
-    int read_fd() const { return fds_[0]; }
-    int write_fd() const { return fds_[1]; }
-    // Bytes (ready workers) waiting in the pipe.
-    std::size_t drain() {
-        std::size_t n = 0;
-        char buf[64];
-        ssize_t got;
-        while ((got = ::read(fds_[0], buf, sizeof buf)) > 0) {
-            n += static_cast<std::size_t>(got);
-        }
-        return n;
-    }
-
-  private:
-    int fds_[2];
-};
-
-// Waits for a signal, a ready worker, or the deadline, whichever comes first.
+// Waits for a signal, a worker's report, or the deadline, whichever comes first.
 void wait_until(std::optional<Clock::time_point> deadline, int ready_fd) {
     timespec ts{};
     timespec* timeout = nullptr;
@@ -84,27 +62,59 @@ void wait_until(std::optional<Clock::time_point> deadline, int ready_fd) {
     ppoll(&ready, 1, timeout, &signals::wait_mask());
 }
 
+std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> a,
+                                          std::optional<Clock::time_point> b) {
+    if (a && b) {
+        return std::min(*a, *b);
+    }
+    return a ? a : b;
+}
+
+const char* const kStateNames[] = {"starting", "running", "reloading", "stopping",
+                                   "failing",  "killing", "stopped"};
+
 class Master {
   public:
-    Master(const ListenSocket& socket, Config config, const ConfigLoader& reload_config)
+    Master(const ListenSocket& socket, Config config, const ConfigLoader& reload_config,
+           MasterStart start)
         : socket_(socket),
           config_(std::move(config)),
           reload_config_(reload_config),
+          start_(std::move(start)),
           children_([this] {
               close(readiness_.read_fd());
               return run_worker(socket_.fd(), readiness_.write_fd(), config_);
-          }) {}
+          }) {
+        if (start_.handover) {
+            children_.adopt(start_.handover->children);
+            state_ = MasterState::reloading;  // entered (RELOADING=1) by the previous image
+        }
+    }
 
     int run() {
         // Idle workers wait in epoll and then accept; non-blocking so that the ones that lose
         // the race for a connection go back to waiting instead of blocking in accept(2).
         fcntl(socket_.fd(), F_SETFL, fcntl(socket_.fd(), F_GETFL) | O_NONBLOCK);
-        log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " listening on " +
-                  socket_.description() + " " + describe(config_));
-        fill_pool();
+        if (start_.handover) {
+            log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " re-executed from " +
+                      executable_path() + ", listening on " + socket_.description() + "; " +
+                      std::to_string(children_.count()) + " workers handed over");
+            on_children_exited();  // any that exited while the exec was under way
+            const std::string& bound = start_.handover->listen_path;
+            if (!bound.empty() && config_.listen != bound) {
+                log::warning("reload: a new listen address needs a restart; still listening on " +
+                             bound);
+                config_.listen = bound;
+            }
+            log::info("reloading: " + describe(config_));
+        } else {
+            log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " listening on " +
+                      socket_.description() + " " + describe(config_));
+        }
+        begin_pool();
         while (state_ != MasterState::stopped) {
             wait_until(next_deadline(), readiness_.read_fd());
-            count_ready_workers();
+            read_reports();
             if (signals::child_exited) {
                 signals::child_exited = 0;
                 on_children_exited();
@@ -115,7 +125,10 @@ class Master {
             }
             if (signals::reload_requested) {
                 signals::reload_requested = 0;
-                on(MasterEvent::reload_requested);
+                request_reload();
+            }
+            if (awaiting_pool(state_) && Clock::now() >= ready_deadline_) {
+                on(MasterEvent::ready_timeout);
             }
             if (shutting_down(state_)) {
                 watch_shutdown();
@@ -123,7 +136,7 @@ class Master {
                 fill_pool();
             }
         }
-        return 0;
+        return exit_status_;
     }
 
   private:
@@ -135,44 +148,61 @@ class Master {
             return;
         }
         state_ = *next;
-        enter(*next);
+        enter(*next, event);
     }
 
-    // Each entry writes the transition's one log line.
-    void enter(MasterState state) {
+    // Each entry writes the transition's one log line. Running is entered when the new pool
+    // serves, or (from reloading) when it is abandoned and the old one goes on serving.
+    void enter(MasterState state, MasterEvent via) {
         switch (state) {
             case MasterState::starting:  // the initial state only; run() logs it
                 break;
             case MasterState::running:
-                announce_ready();
+                via == MasterEvent::pool_ready ? announce_ready() : abandon_reload();
                 break;
             case MasterState::reloading:
-                replace_workers();
+                reexecute();
                 break;
             case MasterState::stopping:
                 stop_workers();
+                break;
+            case MasterState::failing:
+                fail_start();
                 break;
             case MasterState::killing:
                 kill_workers();
                 break;
             case MasterState::stopped:
-                log::info("stopped");
+                log::info(exit_status_ == 0 ? "stopped" : "stopped; exiting with status 1");
                 break;
         }
     }
 
     std::optional<Clock::time_point> next_deadline() const {
-        if (state_ == MasterState::stopping) {
+        if (state_ == MasterState::stopping || state_ == MasterState::failing) {
             return stop_deadline_;
         }
         // SIGCHLD wakes the loop when the killed workers are gone; the second is a safety net.
         if (state_ == MasterState::killing) {
             return Clock::now() + std::chrono::seconds(1);
         }
-        if (children_.count_current() < config_.workers) {
-            return respawn_not_before_;
+        std::optional<Clock::time_point> deadline;
+        if (awaiting_pool(state_)) {
+            deadline = ready_deadline_;
         }
-        return std::nullopt;
+        if (children_.count_current() < config_.workers) {
+            deadline = earliest(deadline, respawn_not_before_);
+        }
+        return deadline;
+    }
+
+    // A new pool of the current config: it has ready-timeout to connect.
+    void begin_pool() {
+        children_.next_generation();
+        respawn_not_before_ = Clock::time_point{};
+        ready_deadline_ = Clock::now() + std::chrono::seconds(config_.ready_timeout);
+        last_failure_.clear();
+        fill_pool();
     }
 
     void fill_pool() {
@@ -191,11 +221,18 @@ class Master {
         }
     }
 
-    // pool_ready is offered on every pass once enough workers have said so; the table takes it
-    // only while a pool waits to be announced (starting, reloading).
-    void count_ready_workers() {
-        ready_workers_ += readiness_.drain();
-        if (ready_workers_ >= config_.workers) {
+    // Workers' reports: the reason of the latest failure is kept for the log line of a pool
+    // that does not become ready; pool_ready is offered on every pass once enough of the new
+    // pool serve (the table takes it only while a pool waits to be announced).
+    void read_reports() {
+        for (const ReadinessReport& r : readiness_.drain()) {
+            if (r.serving) {
+                children_.mark_serving(r.pid);
+            } else {
+                last_failure_ = "worker pid=" + std::to_string(r.pid) + ": " + r.reason;
+            }
+        }
+        if (children_.count_current_serving() >= config_.workers) {
             on(MasterEvent::pool_ready);
         }
     }
@@ -209,27 +246,60 @@ class Master {
         }
     }
 
-    // READY=1 (at start and after a reload) once a whole pool of workers has said it can serve.
+    // READY=1 (at start and after a reload) once a whole pool has connected to the database;
+    // only then is the old pool told to finish the request in hand and exit.
     void announce_ready() {
+        children_.retire_others();
         log::info("ready: " + std::to_string(config_.workers) + " workers serving");
         notify("READY=1");
     }
 
-    // New workers (with the re-read config) start first; then the old ones finish the request
-    // in hand and exit. The listen socket stays open throughout, so no connection is refused.
-    void replace_workers() {
-        notify("RELOADING=1");
-        reread_config();
-        log::info("reloading: " + describe(config_));
-        unsigned old_generation = children_.next_generation();
-        respawn_not_before_ = Clock::time_point{};
-        ready_workers_ = 0;
-        fill_pool();
-        children_.signal_generation(old_generation, SIGTERM);
+    std::string why_not_ready() const {
+        return "only " + std::to_string(children_.count_current_serving()) + " of " +
+               std::to_string(config_.workers) + " workers connected within ready-timeout (" +
+               std::to_string(config_.ready_timeout) + "s); " +
+               (last_failure_.empty() ? "no worker reported why" : last_failure_);
     }
 
-    // A config that does not load is logged and the running one kept; the workers are
-    // replaced all the same.
+    // The new pool did not connect: it is stopped and the old one goes on serving.
+    void abandon_reload() {
+        log::error("reload abandoned: " + why_not_ready() +
+                   "; the previous workers keep serving; fix the configuration and reload again");
+        children_.abandon_current();
+        notify("READY=1");
+    }
+
+    // SIGHUP is taken only where the table has a reload, and only once the binary now at
+    // our path accepts the config: a master that could not become it keeps running as it is.
+    void request_reload() {
+        if (!next_state(state_, MasterEvent::reload_requested)) {
+            log::info(std::string("SIGHUP ignored while ") + kStateNames[static_cast<int>(state_)]);
+            return;
+        }
+        const std::string refused = check_new_binary(executable_path(), start_.args);
+        if (!refused.empty()) {
+            log::error("reload refused, the running workers and config stay: " + refused);
+            return;
+        }
+        on(MasterEvent::reload_requested);
+    }
+
+    // The master becomes the binary installed at its path now (same pid), handing over the
+    // listen socket and the workers; the new image starts the new pool (run()). Should the
+    // exec itself fail, this image reloads on its own: new workers of its own binary.
+    void reexecute() {
+        notify(reloading_message());
+        const std::string exe = executable_path();
+        log::info("reload: re-executing " + exe);
+        Handover handover{socket_.fd(), socket_.unix_path(), children_.all()};
+        const std::string failed = reexec(exe, start_.args, handover);
+        log::error("reload: " + failed + "; reloading without re-executing");
+        reread_config();
+        log::info("reloading: " + describe(config_));
+        begin_pool();
+    }
+
+    // A config that does not load is logged and the running one kept.
     void reread_config() {
         try {
             Config fresh = reload_config_();
@@ -246,34 +316,51 @@ class Master {
     }
 
     void stop_workers() {
-        notify("STOPPING=1");
         log::info("stopping: workers finish their requests in hand (shutdown-timeout " +
                   std::to_string(config_.shutdown_timeout) + "s)");
+        tell_workers_to_stop();
+    }
+
+    // The first pool cannot serve: the service does not pretend to have started.
+    void fail_start() {
+        exit_status_ = 1;
+        log::error("start failed: " + why_not_ready() + "; exiting with status 1");
+        tell_workers_to_stop();
+    }
+
+    // Every worker finishes the request in hand (if any) and exits; shutdown-timeout from now
+    // the rest are killed.
+    void tell_workers_to_stop() {
+        notify("STOPPING=1");
         stop_deadline_ = Clock::now() + std::chrono::seconds(config_.shutdown_timeout);
-        children_.signal_all(SIGTERM);
+        children_.stop_all();
     }
 
     void kill_workers() {
         log::warning("shutdown-timeout reached; killing the remaining workers");
-        children_.signal_all(SIGKILL);
+        children_.kill_all();
     }
 
     const ListenSocket& socket_;
     Config config_;
     ReadinessPipe readiness_;
-    std::size_t ready_workers_ = 0;
     const ConfigLoader& reload_config_;
+    MasterStart start_;
     Children children_;
     MasterState state_ = MasterState::starting;
     Clock::time_point stop_deadline_{};
     Clock::time_point respawn_not_before_{};
+    Clock::time_point ready_deadline_{};
+    std::string last_failure_;
+    int exit_status_ = 0;  // 1 once a start has failed
 };
 
 }  // namespace
 
-int run_master(const ListenSocket& socket, Config config, const ConfigLoader& reload_config) {
+int run_master(const ListenSocket& socket, Config config, const ConfigLoader& reload_config,
+               MasterStart start) {
     signals::install_master_handlers();
-    Master master(socket, std::move(config), reload_config);
+    Master master(socket, std::move(config), reload_config, std::move(start));
     return master.run();
 }
 

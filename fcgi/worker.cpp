@@ -1,6 +1,7 @@
 #include "fcgi/worker.h"
 
 #include <fcgiapp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "api/request.h"
 #include "api/response_writer.h"
 #include "common/log.h"
+#include "fcgi/readiness.h"
 #include "fcgi/signals.h"
 #include "handlers/router.h"
 
@@ -97,18 +99,41 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config) {
     log::set_request_id("");
 }
 
-// Opened at start so the first request does not pay for it; a database that is down now is
-// retried by the first request (which answers 503 if it still is).
-void connect_early(Db& db) {
-    try {
-        db.connect();
-        db.prepare_all();
-    } catch (const DbUnavailable& e) {
-        log::warning(std::string(e.what()) + "; will retry on the first request");
-    } catch (const DbError& e) {
-        log::error(std::string(e.what()) + " (is the schema migrated?)");
-        db.disconnect();
+// Waits up to a second, or less when a signal comes.
+void pause_a_second() {
+    timespec second{1, 0};
+    ppoll(nullptr, 0, &second, &signals::wait_mask());
+}
+
+// The worker connects (and prepares its statements) before it accepts anything, so that a
+// worker that cannot reach the database with its config never takes a connection the pool
+// that can would have served. Each new reason it cannot is logged and reported to the master
+// (the server's message); it retries every second until it connects or is told to stop.
+bool connect_before_serving(Db& db, int ready_fd) {
+    std::string last_reason;
+    while (!signals::stop_requested) {
+        std::string reason;
+        try {
+            db.connect();
+            db.prepare_all();
+            if (!send_readiness(ready_fd, {getpid(), true, ""})) {
+                log::debug("the master no longer reads this worker's readiness (re-executed)");
+            }
+            return true;
+        } catch (const DbError& e) {
+            reason = std::string(e.what()) + " (is the schema migrated?)";
+            db.disconnect();
+        } catch (const std::exception& e) {
+            reason = e.what();
+        }
+        if (reason != last_reason) {
+            log::warning(reason + "; not accepting requests, retrying every second");
+            send_readiness(ready_fd, {getpid(), false, reason});
+            last_reason = reason;
+        }
+        pause_a_second();
     }
+    return false;
 }
 
 class EpollFd {
@@ -162,12 +187,14 @@ int run_worker(int listen_fd, int ready_fd, const Config& config) {
     FCGX_Request fcgi;
     FCGX_InitRequest(&fcgi, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
     Db db(config.db);
-    connect_early(db);
-    EpollFd epoll(listen_fd);
-    if (::write(ready_fd, "r", 1) != 1) {
-        log::error_errno("writing to the readiness pipe", errno);
-    }
+    const bool connected = connect_before_serving(db, ready_fd);
     close(ready_fd);
+    if (!connected) {
+        FCGX_Free(&fcgi, 0);
+        log::debug("worker stopping before it served");
+        return 0;
+    }
+    EpollFd epoll(listen_fd);
     log::debug("worker ready");
 
     while (!signals::stop_requested) {

@@ -1,6 +1,7 @@
 // A worker process: one database connection with its prepared statements, and a loop that
-// accepts one FastCGI request at a time and answers it. Once it can serve it writes one byte
-// to ready_fd (the master's readiness pipe) and closes it. Returns the process exit status.
+// accepts one FastCGI request at a time and answers it. It accepts nothing before it has
+// connected; it reports on ready_fd (the master's readiness pipe, fcgi/readiness.h) that it
+// serves, or why it cannot yet, and closes it once it serves. Returns the process exit status.
 #pragma once
 
 #include "common/config.h"

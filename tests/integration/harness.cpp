@@ -953,4 +953,13 @@ int64_t Db::count(const std::string& query, const std::vector<std::string>& para
     return std::stoll(*v);
 }
 
+std::string db_socket() {
+    const auto ini = read_ini(env().config);
+    const auto found = ini.find("db-socket");
+    if (found == ini.end() || found->second.empty()) {
+        throw std::runtime_error("these tests need db-socket in " + env().config);
+    }
+    return found->second;
+}
+
 }  // namespace it

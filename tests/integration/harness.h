@@ -235,4 +235,7 @@ class Db {
 // Reads `key = value` lines of an INI file (comments with # or ;, [sections] ignored).
 std::map<std::string, std::string> read_ini(const std::string& path);
 
+// The stack's MariaDB unix socket (db-socket of SUPPORTCRM_CONFIG); throws when it has none.
+std::string db_socket();
+
 }  // namespace it

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "db_fault_proxy.h"
 #include "fcgi_client.h"
 #include "harness.h"
 #include "process_fixtures.h"
@@ -153,6 +155,73 @@ class Load {
     std::vector<std::thread> threads_;
 };
 
+// How many of `outcomes` failed, and the first few failures.
+struct Failures {
+    size_t count = 0;
+    std::string first;
+};
+Failures failures_of(const std::vector<Outcome>& outcomes) {
+    Failures f;
+    for (const Outcome& o : outcomes) {
+        if (!o.ok && ++f.count <= 5) {
+            f.first += "\n  " + o.what;
+        }
+    }
+    return f;
+}
+
+// Stops the load and expects a fair number of requests, none failed.
+void expect_no_failed_request(Load& load, const char* during) {
+    load.stop();
+    const std::vector<Outcome> outcomes = load.outcomes();
+    const Failures f = failures_of(outcomes);
+    ::testing::Test::RecordProperty("requests", static_cast<int>(outcomes.size()));
+    ::testing::Test::RecordProperty("failed", static_cast<int>(f.count));
+    std::cerr << "[ load     ] " << outcomes.size() << " requests " << during << ", " << f.count
+              << " failed\n";
+    EXPECT_GE(outcomes.size(), 50u) << "too few requests to say anything";
+    EXPECT_EQ(f.count, 0u) << f.count << " of " << outcomes.size() << " requests failed " << during
+                           << ":" << f.first;
+}
+
+// No pid of `now` is one of `old` (the workers of a pool that was replaced).
+void expect_all_replaced(const std::vector<pid_t>& old, const std::vector<pid_t>& now) {
+    for (pid_t w : now) {
+        EXPECT_EQ(std::count(old.begin(), old.end(), w), 0)
+            << "worker " << w << " of the replaced pool is still running";
+    }
+}
+
+// A POST /api/v1/customers sent up to half its body: a worker takes it and waits for the rest.
+class HalfSentCreate {
+  public:
+    HalfSentCreate(const std::string& socket, const std::string& key, const std::string& email)
+        : request_(create_customer(key, email)),
+          half_(request_.body.size() / 2),
+          connection_(socket) {
+        connection_.send_head(request_);
+        connection_.send_stdin(std::string_view(request_.body).substr(0, half_));
+    }
+    // Sends the rest and reads the answer.
+    it::fcgi::Response finish() {
+        connection_.send_stdin(std::string_view(request_.body).substr(half_));
+        connection_.end_stdin();
+        return connection_.read_response(kRequestTimeout);
+    }
+
+  private:
+    it::fcgi::Request request_;
+    size_t half_;
+    it::fcgi::Connection connection_;
+};
+
+// The executable a process runs, as /proc shows it (" (deleted)" when the file was replaced).
+std::string exe_of(pid_t pid) {
+    char buf[4096];
+    const ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("(unreadable)");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The fixture: a temp dir, and every process started, killed (group) and reaped at the end.
 
@@ -161,7 +230,14 @@ class Process : public ::testing::Test {
     void TearDown() override {
         if (HasFailure()) {
             for (const auto& [name, p] : procs_) {
-                std::string log = p->log();
+                // The master's lines, not the workers' one line per request.
+                std::string log;
+                for (const std::string& line : it::proc::lines_with(p->log(), "")) {
+                    if (line.find(" /healthz ") == std::string::npos &&
+                        line.find(" /api/v1/") == std::string::npos) {
+                        log += line + "\n";
+                    }
+                }
                 if (log.size() > 6000) {
                     log = "..." + log.substr(log.size() - 6000);
                 }
@@ -174,11 +250,39 @@ class Process : public ::testing::Test {
 
     std::string socket_path() const { return dir_.file("s.sock"); }
 
+    static void write_file(const std::string& path, const std::string& text) {
+        std::ofstream out(path, std::ios::trunc);
+        out << text;
+    }
+
+    // The stack's db-password-file.
+    static std::string stack_password_file() {
+        return it::read_ini(it::env().config).at("db-password-file");
+    }
+
+    // A copy of the stack's config in the test's directory; with `password_file`, that file
+    // instead of the stack's db-password-file. Returns its path.
+    std::string copy_config(const std::string& name, const std::string& password_file = "") {
+        std::string text = it::proc::read_file(it::env().config);
+        if (!password_file.empty()) {
+            std::string kept;
+            for (const std::string& line : it::proc::lines_with(text, "")) {
+                if (line.rfind("db-password", 0) != 0) {
+                    kept += line + "\n";
+                }
+            }
+            text = kept + "db-password-file = " + password_file + "\n";
+        }
+        write_file(dir_.file(name), text);
+        return dir_.file(name);
+    }
+
     Proc& spawn(const std::string& name, std::vector<std::string> args, int listen_fd = -1,
-                const std::string& fdnames = "", const std::string& notify_socket = "") {
+                const std::string& fdnames = "", const std::string& notify_socket = "",
+                const std::string& program = it::proc::fcgi_binary()) {
         it::proc::SpawnOptions o;
         o.notify_socket = notify_socket;
-        o.program = it::proc::fcgi_binary();
+        o.program = program;
         o.args = std::move(args);
         o.stderr_path = dir_.file(name + ".log");
         o.stdout_path = dir_.file(name + ".out");
@@ -213,6 +317,20 @@ class Process : public ::testing::Test {
         }
         return ::testing::AssertionFailure()
                << "no '" << kReady << "' within " << kStartTimeout.count() << " ms";
+    }
+
+    // Waits until the pool of the last reload so far says it serves.
+    static ::testing::AssertionResult ready_after_last_reload(const Proc& p) {
+        const auto deadline = Clock::now() + kStartTimeout;
+        while (Clock::now() < deadline) {
+            const std::string log = p.log();
+            const size_t last = log.rfind("reloading: ");
+            if (last != std::string::npos && log.find(kReady, last) != std::string::npos) {
+                return ::testing::AssertionSuccess();
+            }
+            std::this_thread::sleep_for(Millis(20));
+        }
+        return ::testing::AssertionFailure() << "the last reload's pool never said it serves";
     }
 
     Proc& start_master(const std::string& name, unsigned shutdown_timeout,
@@ -271,6 +389,12 @@ TEST_F(Process, SocketPassedBySystemdIsServedAndLeftInPlace) {
     EXPECT_TRUE(master.wait_for_log("listening on fd 3 from systemd", Millis(0)))
         << "the log does not say the passed socket is used";
 
+    // A reload re-executes the master with the same socket (fd 3 stays open across the exec).
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
+    EXPECT_TRUE(master.wait_for_log("listening on fd 3 kept across re-exec;", Millis(0)));
+    EXPECT_TRUE(answered(it::fcgi::request(passed, get("/healthz"), kRequestTimeout), 200));
+
     stop_cleanly(master);
     EXPECT_TRUE(file_exists(passed)) << "the master removed the socket file systemd owns";
     EXPECT_FALSE(file_exists(not_created));
@@ -317,8 +441,12 @@ TEST_F(Process, TellsSystemdWhenReadyReloadingAndStopping) {
         << "READY=1 came before the pool said it serves";
 
     master.signal(SIGHUP);
-    EXPECT_EQ(notify.next(kStartTimeout), "RELOADING=1");
+    // RELOADING=1 with MONOTONIC_USEC= (systemd's notify-reload protocol), then READY=1 from
+    // the re-executed master once its new workers have connected.
+    const std::string reloading = notify.next(kStartTimeout);
+    EXPECT_EQ(reloading.substr(0, 27), "RELOADING=1\nMONOTONIC_USEC=") << reloading;
     EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
+    EXPECT_TRUE(master.wait_for_log(kReady, Millis(0), 2));
 
     master.signal(SIGTERM);
     EXPECT_EQ(notify.next(kExitTimeout), "STOPPING=1");
@@ -374,25 +502,16 @@ TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
 
     Load load(socket_path(), 3, shop.key);
     std::this_thread::sleep_for(Millis(500));
-    for (int i = 0; i < 3; ++i) {
+    // Each SIGHUP once the previous one was taken (signals that arrive while one is pending
+    // merge into one); the next may come while the previous new pool is still connecting.
+    for (size_t i = 1; i <= 3; ++i) {
         master.signal(SIGHUP);
-        std::this_thread::sleep_for(Millis(500));
+        ASSERT_TRUE(master.wait_for_log("reload: re-executing ", kStartTimeout, i));
+        std::this_thread::sleep_for(Millis(300));
     }
+    EXPECT_TRUE(ready_after_last_reload(master));
     std::this_thread::sleep_for(Millis(800));
-    load.stop();
-
-    const std::vector<Outcome> outcomes = load.outcomes();
-    size_t failed = 0;
-    std::string failures;
-    for (const Outcome& o : outcomes) {
-        if (!o.ok && ++failed <= 5) {
-            failures += "\n  " + o.what;
-        }
-    }
-    RecordProperty("requests", static_cast<int>(outcomes.size()));
-    EXPECT_GE(outcomes.size(), 50u) << "too few requests to say anything";
-    EXPECT_EQ(failed, 0u) << failed << " of " << outcomes.size()
-                          << " requests failed across the reloads:" << failures;
+    expect_no_failed_request(load, "across the reloads");
 
     // 2 initial + 2 per reload started; every retired worker finished its request and exited 0.
     EXPECT_TRUE(master.wait_for_log("reloading: ", Millis(5000), 3));
@@ -411,21 +530,15 @@ TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
     }
     EXPECT_TRUE(master.running()) << "the master did not survive the reloads";
     EXPECT_EQ(master.pid(), master_pid);
-    for (pid_t w : master.children()) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
-            << "worker " << w << " of the first generation is still running";
-    }
+    expect_all_replaced(first_workers, master.children());
     stop_cleanly(master);
 }
 
-// A config that no longer loads is logged and the running one kept, and the reload goes on with
-// it: new workers, a new READY, and the transition logged like any other reload.
-TEST_F(Process, ReloadWithABrokenConfigKeepsTheRunningOne) {
-    const std::string config = dir_.file("reload.conf");
-    {
-        std::ofstream out(config);
-        out << it::proc::read_file(it::env().config);
-    }
+// A config the binary does not accept refuses the reload before anything changes: the master
+// does not re-execute, the workers stay, and the log says why (the --test-config run's own
+// message included). Fixed, the next SIGHUP reloads.
+TEST_F(Process, ReloadWithABrokenConfigIsRefusedAndChangesNothing) {
+    const std::string config = copy_config("reload.conf");
     std::vector<std::string> args = master_args(10);
     args[1] = config;  // --config
     Proc& master = spawn("reload-broken", args);
@@ -438,16 +551,149 @@ TEST_F(Process, ReloadWithABrokenConfigKeepsTheRunningOne) {
         out << "\nno-such-key = 1\n";
     }
     master.signal(SIGHUP);
-    EXPECT_TRUE(master.wait_for_log("reload: keeping the running config", Millis(5000)));
-    EXPECT_TRUE(master.wait_for_log("reloading: ", Millis(5000)));
+    EXPECT_TRUE(master.wait_for_log("reload refused, the running workers and config stay: ",
+                                    Millis(10000)));
+    EXPECT_TRUE(master.wait_for_log("no-such-key", Millis(0))) << "the reason is not logged";
+    EXPECT_EQ(it::proc::count(master.log(), "reloading: "), 0u);
+    EXPECT_EQ(master.children(), first_workers);
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200));
+
+    copy_config("reload.conf");
+    master.signal(SIGHUP);
     EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
     EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
-    for (pid_t w : master.children()) {
-        EXPECT_EQ(std::count(first_workers.begin(), first_workers.end(), w), 0)
-            << "worker " << w << " of the first generation is still running";
+    expect_all_replaced(first_workers, master.children());
+    stop_cleanly(master);
+}
+
+// A reload whose new workers cannot log in (a wrong password in db-password-file) is given up
+// after ready-timeout: the new workers are stopped, the old ones serve throughout, the log
+// has the server's message. The password put right, the next SIGHUP reloads.
+TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
+    const it::Shop shop = it::make_shop();
+    const std::string password_file = dir_.file("db-password");
+    const std::string password = it::proc::read_file(stack_password_file());
+    write_file(password_file, password);
+    std::vector<std::string> args = master_args(10, {"--ready-timeout", "3"});
+    args[1] = copy_config("bad-password.conf", password_file);  // --config
+    NotifySocket notify(dir_.file("notify.sock"));
+    Proc& master = spawn("reload-bad-password", args, -1, "", dir_.file("notify.sock"));
+    ASSERT_TRUE(ready(master));
+    EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
+    const std::vector<pid_t> first_workers = master.children();
+    ASSERT_EQ(first_workers.size(), 2u);
+
+    Load load(socket_path(), 3, shop.key);
+    std::this_thread::sleep_for(Millis(300));
+    write_file(password_file, "not-the-password\n");
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log("reload abandoned: ", kStartTimeout));
+    // systemd leaves "reloading" again: the service runs, on the old workers.
+    EXPECT_EQ(notify.next(kStartTimeout).substr(0, 12), "RELOADING=1\n");
+    EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
+    std::this_thread::sleep_for(Millis(500));
+    expect_no_failed_request(load, "during the abandoned reload");
+
+    const std::vector<std::string> lines = it::proc::lines_with(master.log(), "reload abandoned: ");
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("only 0 of 2 workers connected within ready-timeout (3s)"),
+              std::string::npos)
+        << lines[0];
+    EXPECT_NE(lines[0].find("Access denied for user"), std::string::npos)
+        << "the server's message is not in the line: " << lines[0];
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2))
+        << "the new workers were not stopped";
+    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    EXPECT_EQ(master.children(), first_workers) << "the old workers did not stay";
+    EXPECT_EQ(it::proc::count(master.log(), kReady), 1u);
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200));
+
+    write_file(password_file, password);
+    master.signal(SIGHUP);
+    EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 4));
+    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    expect_all_replaced(first_workers, master.children());
+    EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
+    stop_cleanly(master);
+}
+
+// The upgrade: a new file at the binary's path (as dpkg installs one: a new inode renamed over
+// the old), then SIGHUP. The master re-executes in place (same pid) and every new worker runs
+// the new file, while a steady stream of requests sees no failure.
+TEST_F(Process, ReloadAfterTheBinaryWasReplacedRunsTheNewOne) {
+    const it::Shop shop = it::make_shop();
+    const std::string bin_dir = dir_.file("bin");
+    std::filesystem::create_directory(bin_dir);
+    const std::string exe = bin_dir + "/supportcrm-fcgi";
+    std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+    Proc& master = spawn("upgrade", master_args(10), -1, "", "", exe);
+    ASSERT_TRUE(ready(master));
+    const pid_t master_pid = master.pid();
+    const std::vector<pid_t> first_workers = master.children();
+    ASSERT_EQ(first_workers.size(), 2u);
+    for (pid_t p : first_workers) {
+        EXPECT_EQ(exe_of(p), exe);
     }
-    EXPECT_TRUE(master.running()) << "a broken config on reload stopped the master";
+
+    Load load(socket_path(), 3, shop.key);
+    std::this_thread::sleep_for(Millis(500));
+    std::filesystem::copy_file(it::proc::fcgi_binary(), exe + ".new");
+    std::filesystem::rename(exe + ".new", exe);
+    ASSERT_EQ(exe_of(master_pid), exe + " (deleted)");
+    master.signal(SIGHUP);
+    EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
+    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    std::this_thread::sleep_for(Millis(500));
+    expect_no_failed_request(load, "during the upgrade");
+
+    EXPECT_TRUE(master.running());
+    EXPECT_EQ(master.pid(), master_pid);
+    EXPECT_TRUE(master.wait_for_log("re-executed from " + exe + ",", Millis(0)));
+    struct stat installed {};
+    ASSERT_EQ(stat(exe.c_str(), &installed), 0);
+    const std::vector<pid_t> now = master.children();
+    std::vector<pid_t> checked{master_pid};
+    checked.insert(checked.end(), now.begin(), now.end());
+    for (pid_t p : checked) {
+        EXPECT_EQ(exe_of(p), exe) << "pid " << p;
+        struct stat running {};
+        ASSERT_EQ(stat(("/proc/" + std::to_string(p) + "/exe").c_str(), &running), 0);
+        EXPECT_EQ(running.st_ino, installed.st_ino) << "pid " << p << " runs another file";
+    }
+    expect_all_replaced(first_workers, now);
+    stop_cleanly(master);
+}
+
+// A worker of the old pool holding a request when the reload comes finishes it (after the
+// new pool is ready and it was told to stop), then exits 0.
+TEST_F(Process, ReloadLetsAnOldWorkerFinishTheRequestInHand) {
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("reload-inflight", 10);
+    ASSERT_FALSE(HasFailure());
+    const std::vector<pid_t> first_workers = master.children();
+    ASSERT_EQ(first_workers.size(), 2u);
+
+    const std::string email = it::unique_email("reload-inflight");
+    HalfSentCreate in_flight(socket_path(), shop.key, email);
+    std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
+
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
+    // The idle old worker goes; the busy one stays until its request is done.
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 1));
+    EXPECT_TRUE(master.wait_for_children(3, Millis(5000))) << master.children().size();
+
+    const it::fcgi::Response r = in_flight.finish();
+    ASSERT_TRUE(answered(r, 201));
+    EXPECT_EQ(r.json()["customer"]["email"], Json::Value(email)) << r.describe();
+
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
+    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    expect_all_replaced(first_workers, master.children());
+    EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
     stop_cleanly(master);
 }
 
@@ -519,11 +765,7 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     ASSERT_EQ(workers.size(), 2u);
 
     const std::string email = it::unique_email("inflight");
-    const it::fcgi::Request request = create_customer(shop.key, email);
-    const size_t half = request.body.size() / 2;
-    it::fcgi::Connection in_flight(socket_path());
-    in_flight.send_head(request);
-    in_flight.send_stdin(std::string_view(request.body).substr(0, half));
+    HalfSentCreate in_flight(socket_path(), shop.key, email);
     std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
 
     master.signal(SIGTERM);
@@ -539,9 +781,7 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     late.send_head(late_request);
     late.end_stdin();
 
-    in_flight.send_stdin(std::string_view(request.body).substr(half));
-    in_flight.end_stdin();
-    const it::fcgi::Response r = in_flight.read_response(kRequestTimeout);
+    const it::fcgi::Response r = in_flight.finish();
     ASSERT_TRUE(answered(r, 201));
     const Json::Value j = r.json();
     EXPECT_EQ(j["success"], Json::Value(true)) << r.describe();
@@ -677,27 +917,51 @@ TEST_F(Process, BadConfigurationIsRefusedWithTheReason) {
 // ---------------------------------------------------------------------------------------------
 // 8. Database unavailable.
 
-TEST_F(Process, DatabaseDownStillStartsAndAnswers503) {
-    Proc& master = start_master("no-db", 10, {"--db-socket", dir_.file("no-such-mysqld.sock")});
-    ASSERT_FALSE(HasFailure()) << "readiness must not wait for the database";
-    const std::vector<pid_t> workers = master.children();
-    ASSERT_EQ(workers.size(), 2u);
+// With the database down, the start waits for it up to ready-timeout, accepting nothing; then
+// it fails: no READY=1, every worker stopped, exit 1, and the log says why (docs/operations.md,
+// "Start").
+TEST_F(Process, StartWithTheDatabaseDownFailsAfterReadyTimeout) {
+    NotifySocket notify(dir_.file("notify.sock"));
+    Proc& master = spawn(
+        "no-db",
+        master_args(10, {"--db-socket", dir_.file("no-such-mysqld.sock"), "--ready-timeout", "2"}),
+        -1, "", dir_.file("notify.sock"));
+    std::optional<it::proc::ExitStatus> st = master.wait_exit(kStartTimeout);
+    ASSERT_TRUE(st) << "the master did not give up";
+    EXPECT_EQ(st->describe(), "exit 1");
+    EXPECT_TRUE(master.leftovers().empty());
+    EXPECT_EQ(notify.next(Millis(1000)), "STOPPING=1") << "READY=1 without a database";
 
-    for (int i = 0; i < 4; ++i) {  // enough for both workers to meet the missing database
-        const it::fcgi::Response h =
-            it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout);
-        EXPECT_TRUE(answered(h, 503));
-        const it::fcgi::Response r = it::fcgi::request(
-            socket_path(), create_customer("scrm_" + std::string(64, 'a'), "nodb@example.test"),
-            kRequestTimeout);
-        EXPECT_TRUE(answered(r, 503));
-        EXPECT_EQ(r.body, kUnavailableBody);
-    }
+    const std::string log = master.log();
+    EXPECT_EQ(it::proc::count(log, "ready: "), 0u);
+    const std::vector<std::string> lines = it::proc::lines_with(log, "start failed: ");
+    ASSERT_EQ(lines.size(), 1u) << log;
+    EXPECT_NE(lines[0].find("only 0 of 2 workers connected within ready-timeout (2s)"),
+              std::string::npos)
+        << lines[0];
+    EXPECT_NE(lines[0].find("cannot connect to the database"), std::string::npos) << lines[0];
+    EXPECT_EQ(it::proc::count(log, "not accepting requests, retrying every second"), 2u) << log;
+    EXPECT_EQ(it::proc::count(log, "signal"), 0u) << "a crash in the log";
+    EXPECT_FALSE(file_exists(socket_path()));
+}
+
+// A database that comes within ready-timeout: the start waits for it, then serves.
+TEST_F(Process, StartWaitsForADatabaseThatComesWithinReadyTimeout) {
+    const std::string db_path = dir_.file("db.sock");
+    Proc& master = spawn("late-db", master_args(10, {"--db-socket", db_path}));
+    ASSERT_TRUE(
+        master.wait_for_log("not accepting requests, retrying every second", kStartTimeout));
+    // No old pool to fall back on: a reload now is ignored, and logged.
+    master.signal(SIGHUP);
+    EXPECT_TRUE(master.wait_for_log("SIGHUP ignored while starting", Millis(5000)));
+    std::this_thread::sleep_for(Millis(1500));
     EXPECT_TRUE(master.running());
-    EXPECT_EQ(master.children(), workers) << "workers were replaced (crashed?)";
-    EXPECT_EQ(it::proc::count(master.log(), "signal"), 0u) << "a crash in the log";
+    EXPECT_EQ(it::proc::count(master.log(), "ready: "), 0u) << "ready without a database";
+
+    it::faults::DbFaultProxy database(db_path, it::db_socket());
+    ASSERT_TRUE(ready(master));
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200));
     stop_cleanly(master);
-    EXPECT_EQ(it::proc::count(master.log(), "signal"), 0u);
 }
 
 // ---------------------------------------------------------------------------------------------

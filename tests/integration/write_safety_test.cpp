@@ -53,15 +53,6 @@ const char kShopByKeyHash[] =
 const char kHumanTicketInsert[] = "INSERT INTO human_tickets";
 const char kCustomerInsert[] = "INSERT INTO customers";
 
-std::string db_socket() {
-    const auto ini = it::read_ini(it::env().config);
-    const auto found = ini.find("db-socket");
-    if (found == ini.end() || found->second.empty()) {
-        throw std::runtime_error("these tests need db-socket in " + it::env().config);
-    }
-    return found->second;
-}
-
 // A text-protocol session as the private MariaDB's root, for what the application's account
 // may not do (BACKUP STAGE, KILL) and for a second transaction of our own.
 class RootSession {
@@ -69,7 +60,7 @@ class RootSession {
     RootSession() {
         sql::ConnectOptionsMap opts;
         opts["hostName"] = sql::SQLString("localhost");
-        opts["socket"] = sql::SQLString(db_socket());
+        opts["socket"] = sql::SQLString(it::db_socket());
         opts["userName"] = sql::SQLString("root");
         opts["password"] = sql::SQLString("");
         opts["OPT_READ_TIMEOUT"] = 20;  // nothing below may hang the test
@@ -213,7 +204,7 @@ it::fcgi::Request new_ticket(const it::tickets::World& w) {
 class WriteSafety : public ::testing::Test {
   protected:
     void SetUp() override {
-        proxy_ = std::make_unique<it::faults::DbFaultProxy>(dir_.file("db.sock"), db_socket());
+        proxy_ = std::make_unique<it::faults::DbFaultProxy>(dir_.file("db.sock"), it::db_socket());
         it::proc::SpawnOptions o;
         o.program = it::proc::fcgi_binary();
         o.args = {

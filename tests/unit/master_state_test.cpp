@@ -18,12 +18,13 @@ namespace supportcrm {
 
 // gtest prints these by name in a failure message.
 void PrintTo(MasterState s, std::ostream* os) {
-    const char* names[] = {"starting", "running", "reloading", "stopping", "killing", "stopped"};
+    const char* names[] = {"starting", "running", "reloading", "stopping",
+                           "failing",  "killing", "stopped"};
     *os << names[static_cast<int>(s)];
 }
 void PrintTo(MasterEvent e, std::ostream* os) {
-    const char* names[] = {"pool_ready", "reload_requested", "stop_requested", "shutdown_timeout",
-                           "workers_gone"};
+    const char* names[] = {"pool_ready",     "ready_timeout",    "reload_requested",
+                           "stop_requested", "shutdown_timeout", "workers_gone"};
     *os << names[static_cast<int>(e)];
 }
 
@@ -31,21 +32,22 @@ void PrintTo(MasterEvent e, std::ostream* os) {
 
 namespace {
 
+using supportcrm::awaiting_pool;
 using supportcrm::MasterEvent;
 using supportcrm::MasterState;
 using supportcrm::next_state;
 using supportcrm::shutting_down;
 
-constexpr MasterState kAllStates[] = {MasterState::starting,  MasterState::running,
-                                      MasterState::reloading, MasterState::stopping,
-                                      MasterState::killing,   MasterState::stopped};
-constexpr MasterEvent kAllEvents[] = {MasterEvent::pool_ready, MasterEvent::reload_requested,
-                                      MasterEvent::stop_requested, MasterEvent::shutdown_timeout,
-                                      MasterEvent::workers_gone};
+constexpr MasterState kAllStates[] = {
+    MasterState::starting, MasterState::running, MasterState::reloading, MasterState::stopping,
+    MasterState::failing,  MasterState::killing, MasterState::stopped};
+constexpr MasterEvent kAllEvents[] = {MasterEvent::pool_ready,       MasterEvent::ready_timeout,
+                                      MasterEvent::reload_requested, MasterEvent::stop_requested,
+                                      MasterEvent::shutdown_timeout, MasterEvent::workers_gone};
 constexpr MasterState kServing[] = {MasterState::starting, MasterState::running,
                                     MasterState::reloading};
-constexpr MasterState kShuttingDown[] = {MasterState::stopping, MasterState::killing,
-                                         MasterState::stopped};
+constexpr MasterState kShuttingDown[] = {MasterState::stopping, MasterState::failing,
+                                         MasterState::killing, MasterState::stopped};
 
 // `event` leads to `to` from each of `states` (nullopt: changes nothing there).
 void expect_from_each(std::span<const MasterState> states, MasterEvent event,
@@ -122,13 +124,49 @@ TEST(MasterState, StopIsTakenInEveryServingStateAndOnlyOnce) {
     expect_from_each(kShuttingDown, MasterEvent::stop_requested, std::nullopt);
 }
 
-TEST(MasterState, ReloadStartsANewGenerationEvenWhileStartingOrReloading) {
-    expect_from_each(kServing, MasterEvent::reload_requested, MasterState::reloading);
+// A reload re-executes and starts a new pool, also while one is still connecting; while the
+// first pool is connecting there is no old one to fall back on, so SIGHUP waits for READY.
+TEST(MasterState, ReloadStartsANewPoolOnlyOnceTheFirstOneServed) {
+    expect_from_each(std::array{MasterState::running, MasterState::reloading},
+                     MasterEvent::reload_requested, MasterState::reloading);
+    EXPECT_EQ(next_state(MasterState::starting, MasterEvent::reload_requested), std::nullopt);
 }
 
 TEST(MasterState, NothingButTheWorkersLeavingEndsAShutdown) {
-    for (MasterEvent e : {MasterEvent::pool_ready, MasterEvent::reload_requested}) {
+    for (MasterEvent e :
+         {MasterEvent::pool_ready, MasterEvent::ready_timeout, MasterEvent::reload_requested}) {
         expect_from_each(kShuttingDown, e, std::nullopt);
+    }
+}
+
+// A reload whose workers cannot connect is abandoned: the master runs on with the old pool,
+// and can be reloaded again.
+TEST(MasterState, AReloadThatDoesNotConnectIsAbandonedAndTheOldPoolServes) {
+    EXPECT_EQ(path(MasterState::running, {MasterEvent::reload_requested, MasterEvent::ready_timeout,
+                                          MasterEvent::reload_requested, MasterEvent::pool_ready}),
+              (std::vector{MasterState::reloading, MasterState::running, MasterState::reloading,
+                           MasterState::running}));
+}
+
+// A first pool that cannot connect fails the start: its workers stop (killed at
+// shutdown-timeout if need be) and the master exits.
+TEST(MasterState, AStartThatDoesNotConnectFails) {
+    EXPECT_EQ(path(MasterState::starting, {MasterEvent::ready_timeout, MasterEvent::workers_gone}),
+              (std::vector{MasterState::failing, MasterState::stopped}));
+    EXPECT_EQ(
+        path(MasterState::starting, {MasterEvent::ready_timeout, MasterEvent::shutdown_timeout,
+                                     MasterEvent::workers_gone}),
+        (std::vector{MasterState::failing, MasterState::killing, MasterState::stopped}));
+    // Not a pool that is late any more: its READY comes to nothing, a stop changes nothing.
+    for (MasterEvent e : {MasterEvent::pool_ready, MasterEvent::stop_requested}) {
+        EXPECT_EQ(next_state(MasterState::failing, e), std::nullopt);
+    }
+}
+
+TEST(MasterState, ReadyTimeoutMattersOnlyWhileAPoolIsConnecting) {
+    for (MasterState s : kAllStates) {
+        EXPECT_EQ(next_state(s, MasterEvent::ready_timeout).has_value(), awaiting_pool(s))
+            << ::testing::PrintToString(s);
     }
 }
 

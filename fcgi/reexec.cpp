@@ -1,0 +1,190 @@
+#include "fcgi/reexec.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+namespace supportcrm {
+namespace {
+
+constexpr const char* kListenFd = "SUPPORTCRM_LISTEN_FD";
+constexpr const char* kListenPath = "SUPPORTCRM_LISTEN_PATH";
+constexpr const char* kChildren = "SUPPORTCRM_CHILDREN";
+
+std::string take_variable(const char* name) {
+    const char* value = std::getenv(name);
+    std::string out = value == nullptr ? "" : value;
+    unsetenv(name);
+    return out;
+}
+
+long long to_number(const std::string& text, const char* what) {
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno != 0 || n < 0) {
+        throw std::runtime_error(std::string("re-exec handover: bad ") + what + " '" + text + "'");
+    }
+    return n;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (std::string& s : strings) {
+        out.push_back(s.data());
+    }
+    out.push_back(nullptr);
+    return out;
+}
+
+}  // namespace
+
+std::string encode_children(const std::vector<Children::Child>& children) {
+    std::string out;
+    for (const Children::Child& c : children) {
+        auto ns =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(c.started.time_since_epoch());
+        out += (out.empty() ? "" : ",") + std::to_string(c.pid) + ":" + static_cast<char>(c.phase) +
+               ":" + std::to_string(ns.count());
+    }
+    return out;
+}
+
+std::vector<Children::Child> decode_children(const std::string& text) {
+    std::vector<Children::Child> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t comma = text.find(',', at);
+        comma = comma == std::string::npos ? text.size() : comma;
+        const std::string item = text.substr(at, comma - at);
+        const std::size_t first = item.find(':');
+        const std::size_t second = item.find(':', first + 1);
+        if (first == std::string::npos || second != first + 2) {
+            throw std::runtime_error("re-exec handover: bad child '" + item + "'");
+        }
+        const char phase = item[first + 1];
+        if (phase != 'c' && phase != 's' && phase != 't') {
+            throw std::runtime_error("re-exec handover: bad phase in '" + item + "'");
+        }
+        Children::Child c{};
+        c.pid = static_cast<pid_t>(to_number(item.substr(0, first), "pid"));
+        c.phase = static_cast<Children::Phase>(phase);
+        c.started = Children::Clock::time_point(
+            std::chrono::nanoseconds(to_number(item.substr(second + 1), "start time")));
+        out.push_back(c);
+        at = comma + 1;
+    }
+    return out;
+}
+
+std::optional<Handover> take_handover() {
+    const std::string fd = take_variable(kListenFd);
+    const std::string path = take_variable(kListenPath);
+    const std::string children = take_variable(kChildren);
+    if (fd.empty()) {
+        return std::nullopt;
+    }
+    Handover h;
+    h.listen_fd = static_cast<int>(to_number(fd, "listen fd"));
+    if (fcntl(h.listen_fd, F_GETFD) < 0) {
+        throw std::runtime_error("re-exec handover: listen fd " + fd + " is not open");
+    }
+    fcntl(h.listen_fd, F_SETFD, FD_CLOEXEC);  // not for the workers' own execs (there are none)
+    h.listen_path = path;
+    h.children = decode_children(children);
+    return h;
+}
+
+std::string executable_path() {
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) {
+        return "";
+    }
+    std::string path(buf, static_cast<std::size_t>(n));
+    const std::string deleted = " (deleted)";
+    if (path.size() > deleted.size() &&
+        path.compare(path.size() - deleted.size(), deleted.size(), deleted) == 0) {
+        path.resize(path.size() - deleted.size());
+    }
+    return path;
+}
+
+std::string check_new_binary(const std::string& exe, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = args;
+    argv.push_back("--test-config");
+    std::vector<char*> c_argv = c_strings(argv);
+    const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        const int err = errno;
+        if (null_fd >= 0) {
+            close(null_fd);
+        }
+        return std::string("fork: ") + std::strerror(err);
+    }
+    if (pid == 0) {
+        if (null_fd >= 0) {
+            dup2(null_fd, 1);  // the summary; a complaint goes to stderr, the journal
+        }
+        execv(exe.c_str(), c_argv.data());
+        _exit(127);
+    }
+    if (null_fd >= 0) {
+        close(null_fd);
+    }
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    pid_t done;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return exe + " --test-config did not finish within 10 s";
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (done < 0) {
+        return std::string("waitpid: ") + std::strerror(errno);
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        return "";
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+        return "cannot execute " + exe;
+    }
+    return exe + " --test-config failed (" +
+           (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                              : "signal " + std::to_string(WTERMSIG(status))) +
+           ")";
+}
+
+std::string reexec(const std::string& exe, const std::vector<std::string>& args,
+                   const Handover& handover) {
+    std::vector<std::string> argv = args;
+    std::vector<char*> c_argv = c_strings(argv);
+    setenv(kListenFd, std::to_string(handover.listen_fd).c_str(), 1);
+    if (!handover.listen_path.empty()) {
+        setenv(kListenPath, handover.listen_path.c_str(), 1);
+    }
+    setenv(kChildren, encode_children(handover.children).c_str(), 1);
+    // Kept open for the new image only: every other fd of the master is close-on-exec.
+    fcntl(handover.listen_fd, F_SETFD, 0);
+    execv(exe.c_str(), c_argv.data());
+    const int err = errno;
+    fcntl(handover.listen_fd, F_SETFD, FD_CLOEXEC);
+    unsetenv(kListenFd);
+    unsetenv(kListenPath);
+    unsetenv(kChildren);
+    return "execv " + exe + ": " + std::strerror(err);
+}
+
+}  // namespace supportcrm

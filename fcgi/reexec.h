@@ -1,0 +1,47 @@
+// The master's reload re-executes its binary in place (same pid, so systemd's MAINPID holds):
+// whatever is installed at the binary's path then runs the master and every new worker. What
+// the new image needs of the old one crosses execve(2) in environment variables, read and
+// removed again at start (docs/INTERFACES.md):
+//   SUPPORTCRM_LISTEN_FD    the listening socket's fd, left open across the exec
+//   SUPPORTCRM_LISTEN_PATH  the unix socket path the master bound itself and removes at exit
+//   SUPPORTCRM_CHILDREN     the workers, pid:phase:start (phase of Children::Phase, start in
+//                           CLOCK_MONOTONIC nanoseconds), comma-separated
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fcgi/children.h"
+
+namespace supportcrm {
+
+struct Handover {
+    int listen_fd = -1;
+    std::string listen_path;  // empty: not ours to remove (systemd's, or TCP)
+    std::vector<Children::Child> children;
+};
+
+// The variables' values for `handover`, and back; decode throws std::runtime_error.
+std::string encode_children(const std::vector<Children::Child>& children);
+std::vector<Children::Child> decode_children(const std::string& text);
+
+// The handover left by the previous image, removed from the environment (workers must not
+// see it); nullopt on a first start.
+std::optional<Handover> take_handover();
+
+// The path this process was executed from, as the kernel knows it now ("/proc/self/exe"
+// without the " (deleted)" a replaced file shows): where the new binary is after an upgrade.
+std::string executable_path();
+
+// Runs `exe args... --test-config` and waits (at most 10 s): the new binary's own verdict on
+// the config before the master becomes it. "" when it accepts, else why not (its message
+// went to stderr, i.e. the journal).
+std::string check_new_binary(const std::string& exe, const std::vector<std::string>& args);
+
+// execve(exe, args) with the handover in the environment; returns only on failure, with the
+// error (the listen fd and the environment are as they were).
+std::string reexec(const std::string& exe, const std::vector<std::string>& args,
+                   const Handover& handover);
+
+}  // namespace supportcrm
