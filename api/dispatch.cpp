@@ -64,9 +64,13 @@ Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router ro
     return out;
 }
 
+// A worker whose connection was lost (or never opened) opens a new one before the request.
+// Success is a WARNING, not silence: the journal then shows when the database came back and
+// which server answered.
 bool reconnect(Db& db) {
     try {
         db.connect();
+        log::warning("reconnected to the database: server " + db.server_version());
         return true;
     } catch (const DbUnavailable& e) {
         log::error(e.what());

@@ -1,9 +1,12 @@
 #include "common/config.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/lexical_cast.hpp>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -42,6 +45,10 @@ KeyList declare_keys() {
     const Config d;
     KeyList keys;
     keys.add("listen", d.listen, "FastCGI listen address: a unix socket path, or host:port");
+    keys.add("listen-owner", d.listen_owner,
+             "owner (user name) of a unix listen socket the server binds; empty: its own user");
+    keys.add("listen-group", d.listen_group,
+             "group of a unix listen socket the server binds (e.g. www-data); empty: its own");
     keys.add("listen-mode", octal(d.listen_mode), "permissions (octal) of a unix listen socket");
     keys.add("listen-backlog", d.listen_backlog, "listen(2) backlog");
     keys.add("workers", d.workers, "worker processes; 0 = number of CPUs");
@@ -56,7 +63,8 @@ KeyList declare_keys() {
     keys.add("db-name", d.db.name, "database name");
     keys.add("db-user", d.db.user, "database user");
     keys.add("db-password", d.db.password,
-             "database password (prefer db-password-file: command lines are visible to all)");
+             "database password (prefer db-password-file: command lines are visible to all); "
+             "given on the command line, it wins over db-password-file");
     keys.add("db-password-file", d.db_password_file,
              "file whose first line is the database password");
     keys.add("max-body-bytes", d.max_body_bytes,
@@ -86,17 +94,15 @@ po::variables_map merge_config_file(const po::variables_map& command_line, std::
                                         : std::string(SUPPORTCRM_CONFIG_FILE);
     std::ifstream in(file);
     if (!in) {
-        if (named) {
-            throw ConfigError("config: cannot read " + file);
-        }
-        file.clear();
-    } else {
-        try {
-            // Unknown keys are errors (allow_unregistered = false): a typo must not be ignored.
-            po::store(po::parse_config_file(in, config_options(), false), vm);
-        } catch (const po::error& e) {
-            throw ConfigError("config " + file + ": " + e.what());
-        }
+        const int err = errno;
+        throw ConfigError("config: cannot read " + file + ": " + log::errno_as_user(err) +
+                          (named ? "" : "; install it or name another with --config FILE"));
+    }
+    try {
+        // Unknown keys are errors (allow_unregistered = false): a typo must not be ignored.
+        po::store(po::parse_config_file(in, config_options(), false), vm);
+    } catch (const po::error& e) {
+        throw ConfigError("config " + file + ": " + e.what());
     }
     po::notify(vm);
     return vm;
@@ -119,7 +125,8 @@ unsigned parse_mode(const std::string& text) {
 std::string read_password_file(const std::string& path) {
     std::ifstream in(path);
     if (!in) {
-        throw ConfigError("db-password-file: cannot read " + path);
+        const int err = errno;
+        throw ConfigError("db-password-file: cannot read " + path + ": " + log::errno_as_user(err));
     }
     std::string line;
     std::getline(in, line);
@@ -129,16 +136,79 @@ std::string read_password_file(const std::string& path) {
     return line;
 }
 
+// A unix path, or host:port whose port is a number 1-65535 (host empty: every address).
+void check_listen(const std::string& listen) {
+    if (listen.empty()) {
+        throw ConfigError("listen: must not be empty");
+    }
+    if (listen.front() == '/') {
+        if (listen.size() >= 108) {  // sizeof sockaddr_un::sun_path
+            throw ConfigError("listen: unix socket path longer than 107 bytes: " + listen);
+        }
+        return;
+    }
+    const auto colon = listen.rfind(':');
+    const std::string port = colon == std::string::npos ? "" : listen.substr(colon + 1);
+    const bool digits = !port.empty() && port.size() <= 5 &&
+                        port.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoul(port) < 1 || std::stoul(port) > 65535) {
+        throw ConfigError("listen: expected a unix socket path (/...) or host:port with a port " +
+                          std::string("1-65535, got '") + listen + "'");
+    }
+}
+
+uid_t user_id(const std::string& name) {
+    if (name.empty()) {
+        return static_cast<uid_t>(-1);
+    }
+    errno = 0;
+    const passwd* entry = getpwnam(name.c_str());
+    if (entry == nullptr) {
+        throw ConfigError("listen-owner: no such user '" + name + "'");
+    }
+    return entry->pw_uid;
+}
+
+gid_t group_id(const std::string& name) {
+    if (name.empty()) {
+        return static_cast<gid_t>(-1);
+    }
+    const group* entry = getgrnam(name.c_str());
+    if (entry == nullptr) {
+        throw ConfigError("listen-group: no such group '" + name + "'");
+    }
+    return entry->gr_gid;
+}
+
 }  // namespace
+
+void check_listen_directory(const Config& config) {
+    if (config.listen.empty() || config.listen.front() != '/') {
+        return;
+    }
+    const std::string dir = config.listen.substr(0, config.listen.rfind('/'));
+    struct stat st {};
+    if (stat(dir.empty() ? "/" : dir.c_str(), &st) != 0) {
+        const int err = errno;
+        throw ConfigError("listen: cannot use directory " + dir + " of " + config.listen + ": " +
+                          log::errno_as_user(err));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        throw ConfigError("listen: " + dir + " (directory of " + config.listen +
+                          ") is not a directory");
+    }
+}
 
 Config load_config(const po::variables_map& command_line) {
     Config c;
     po::variables_map vm = merge_config_file(command_line, c.config_file);
 
     c.listen = vm["listen"].as<std::string>();
-    if (c.listen.empty()) {
-        throw ConfigError("listen: must not be empty");
-    }
+    check_listen(c.listen);
+    c.listen_owner = vm["listen-owner"].as<std::string>();
+    c.listen_uid = user_id(c.listen_owner);
+    c.listen_group = vm["listen-group"].as<std::string>();
+    c.listen_gid = group_id(c.listen_group);
     c.listen_mode = parse_mode(vm["listen-mode"].as<std::string>());
     c.listen_backlog = vm["listen-backlog"].as<int>();
     if (c.listen_backlog < 1) {
@@ -171,7 +241,10 @@ Config load_config(const po::variables_map& command_line) {
     }
     c.db.password = vm["db-password"].as<std::string>();
     c.db_password_file = vm["db-password-file"].as<std::string>();
-    if (!c.db_password_file.empty()) {
+    // A password typed on the command line is the operator's override of this run.
+    const bool password_flag =
+        command_line.count("db-password") && !command_line["db-password"].defaulted();
+    if (!c.db_password_file.empty() && !password_flag) {
         c.db.password = read_password_file(c.db_password_file);
     }
 
@@ -188,8 +261,8 @@ Config load_config(const po::variables_map& command_line) {
 
 std::string describe(const Config& c) {
     std::ostringstream out;
-    out << "config=" << (c.config_file.empty() ? "(none)" : c.config_file) << " listen=" << c.listen
-        << " workers=" << c.workers << " db="
+    out << "config=" << c.config_file << " listen=" << c.listen << " workers=" << c.workers
+        << " db="
         << (c.db.socket.empty() ? c.db.host + ":" + std::to_string(c.db.port) : c.db.socket) << "/"
         << c.db.name << " db-user=" << c.db.user << " max-body-bytes=" << c.max_body_bytes
         << " shutdown-timeout=" << c.shutdown_timeout << "s ready-timeout=" << c.ready_timeout

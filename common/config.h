@@ -5,6 +5,8 @@
 // keys with these defaults (tests/unit/config_test.cpp).
 #pragma once
 
+#include <sys/types.h>
+
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <string>
@@ -18,7 +20,12 @@ namespace supportcrm {
 struct Config {
     std::string config_file;
     std::string listen = "/run/supportcrm/supportcrm.sock";
+    std::string listen_owner;  // empty: the user the server runs as
+    std::string listen_group;  // empty: that user's group
     unsigned listen_mode = 0660;
+    // listen-owner and listen-group resolved by load_config; -1 (chown's "leave it") when empty.
+    uid_t listen_uid = static_cast<uid_t>(-1);
+    gid_t listen_gid = static_cast<gid_t>(-1);
     int listen_backlog = 511;
     unsigned workers = 0;  // resolved to the CPU count by load_config
     unsigned shutdown_timeout = 30;
@@ -49,10 +56,16 @@ struct ConfigKey {
 // Every key of config_options(), in its order.
 std::vector<ConfigKey> config_keys();
 
-// Reads the config file named by --config (default /etc/supportcrm/supportcrm.conf; a missing
-// default file is fine, a missing named one is not), merges it under the command line values,
-// validates every key and reads db-password-file. Throws ConfigError.
+// Reads the config file named by --config (default /etc/supportcrm/supportcrm.conf; missing,
+// either is an error), merges it under the command line values, validates every key (listen:
+// a unix path, or host:port with a port 1-65535; listen-owner and listen-group: existing
+// names) and reads db-password-file, unless --db-password was given on the command line: that
+// wins over both file keys. Throws ConfigError.
 Config load_config(const boost::program_options::variables_map& command_line);
+
+// For a unix `listen` path: its directory must exist (what --test-config adds to
+// load_config's checks; at start the bind itself reports it). Throws ConfigError.
+void check_listen_directory(const Config& config);
 
 // One line for the start-up log: the settings that matter, never the password.
 std::string describe(const Config& config);

@@ -1,9 +1,12 @@
 #include "common/log.h"
 
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
@@ -19,11 +22,12 @@ struct LevelNames {
     Level level;
     std::string_view key;
     const char* label;
+    std::string_view journal;  // syslog priority: LOG_DEBUG 7, LOG_INFO 6, LOG_WARNING 4, LOG_ERR 3
 };
-constexpr LevelNames kLevels[] = {{Level::debug, "debug", "DEBUG"},
-                                  {Level::info, "info", "INFO"},
-                                  {Level::warning, "warning", "WARNING"},
-                                  {Level::error, "error", "ERROR"}};
+constexpr LevelNames kLevels[] = {{Level::debug, "debug", "DEBUG", "<7>"},
+                                  {Level::info, "info", "INFO", "<6>"},
+                                  {Level::warning, "warning", "WARNING", "<4>"},
+                                  {Level::error, "error", "ERROR", "<3>"}};
 constexpr bool indexed_by_level() {
     for (int i = 0; i < 4; ++i) {
         if (static_cast<int>(kLevels[i].level) != i) {
@@ -69,10 +73,25 @@ void set_request_id(std::string_view request_id) {
     g_request_id.assign(request_id);
 }
 
-void write(Level level, std::string_view message) {
-    if (level < g_level) {
-        return;
+std::string_view journal_prefix(Level level) {
+    return names_of(level).journal;
+}
+
+bool stderr_is_journal() {
+    const char* stream = std::getenv("JOURNAL_STREAM");
+    if (stream == nullptr) {
+        return false;
     }
+    unsigned long long device = 0;
+    unsigned long long inode = 0;
+    if (std::sscanf(stream, "%llu:%llu", &device, &inode) != 2) {
+        return false;
+    }
+    struct stat st {};
+    return fstat(STDERR_FILENO, &st) == 0 && st.st_dev == device && st.st_ino == inode;
+}
+
+std::string format_line(Level level, std::string_view message, bool journal) {
     timeval tv{};
     gettimeofday(&tv, nullptr);
     tm utc{};
@@ -82,7 +101,10 @@ void write(Level level, std::string_view message) {
                   utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
                   static_cast<long>(tv.tv_usec / 1000));
     std::string line;
-    line.reserve(96 + message.size());
+    line.reserve(100 + message.size());
+    if (journal) {
+        line.append(journal_prefix(level));
+    }
     line.append(stamp).append(" ").append(level_name(level));
     line.append(" pid=").append(std::to_string(getpid()));
     if (!g_request_id.empty()) {
@@ -96,6 +118,16 @@ void write(Level level, std::string_view message) {
         }
     }
     line.push_back('\n');
+    return line;
+}
+
+void write(Level level, std::string_view message) {
+    if (level < g_level) {
+        return;
+    }
+    // Decided once per process: stderr does not change hands (workers inherit it).
+    static const bool journal = stderr_is_journal();
+    std::string line = format_line(level, message, journal);
     // One write(2) per line so lines from concurrent workers never interleave.
     ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
     (void)ignored;
@@ -109,6 +141,22 @@ void error_errno(std::string_view what, int err) {
         .append(std::to_string(err))
         .append(")");
     write(Level::error, m);
+}
+
+std::string effective_user() {
+    const uid_t uid = geteuid();
+    passwd entry{};
+    passwd* found = nullptr;
+    char buffer[1024];
+    if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) {
+        return found->pw_name;
+    }
+    return "uid " + std::to_string(uid);
+}
+
+std::string errno_as_user(int err) {
+    return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ", as user " +
+           effective_user() + " uid " + std::to_string(geteuid()) + ")";
 }
 
 }  // namespace supportcrm::log

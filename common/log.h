@@ -1,8 +1,11 @@
 // One log line per event on stderr (journald adds the timestamp when run by systemd; we add
 // our own so a plain file is readable too). Every line carries the pid, and the request id
-// when there is one. Never pass API keys, digests or bodies to these functions.
+// when there is one. When stderr is the journal (JOURNAL_STREAM names it), each line starts
+// with its syslog priority, <7> debug ... <3> error, so `journalctl -p warning` filters.
+// Never pass API keys, digests or bodies to these functions.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace supportcrm::log {
@@ -20,6 +23,13 @@ bool parse_level(std::string_view text, Level& out);
 void set_request_id(std::string_view request_id);
 
 void write(Level level, std::string_view message);
+// The line write() sends for message (newline included): "<N>" first when journal is true,
+// then the time stamp, level, pid, request id and message.
+std::string format_line(Level level, std::string_view message, bool journal);
+// "<7>", "<6>", "<4>" or "<3>": the syslog priority journald reads at a line's start.
+std::string_view journal_prefix(Level level);
+// True when JOURNAL_STREAM ("device:inode") names the file stderr is (sd-daemon(3)).
+bool stderr_is_journal();
 inline void debug(std::string_view m) {
     write(Level::debug, m);
 }
@@ -35,5 +45,11 @@ inline void error(std::string_view m) {
 
 // "<what>: <strerror(errno)> (errno N)", for system-call failures.
 void error_errno(std::string_view what, int err);
+
+// "<strerror(err)> (errno N, as user NAME uid U)": for messages about a file or socket the
+// process could not read or bind, which depend on who the process runs as.
+std::string errno_as_user(int err);
+// The effective user's name (or "uid N" when it has none).
+std::string effective_user();
 
 }  // namespace supportcrm::log

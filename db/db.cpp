@@ -3,6 +3,7 @@
 #include <cppconn/datatype.h>
 #include <cppconn/driver.h>
 #include <cppconn/exception.h>
+#include <cppconn/metadata.h>
 #include <mysql_driver.h>
 
 #include "common/log.h"
@@ -246,6 +247,17 @@ void Db::connect() {
         throw DbUnavailable(std::string("cannot connect to the database: code ") +
                             std::to_string(e.getErrorCode()) + ", SQLSTATE " + e.getSQLStateCStr() +
                             ": " + e.what());
+    }
+}
+
+std::string Db::server_version() {
+    if (!connection_) {
+        return "";
+    }
+    try {
+        return std::string(connection_->getMetaData()->getDatabaseProductVersion());
+    } catch (const sql::SQLException&) {
+        return "";  // only for the log line; never worth failing a request for
     }
 }
 

@@ -159,6 +159,9 @@ class Db {
     void connect();
     bool connected() const { return connection_ != nullptr; }
     void disconnect();
+    // What the server said of itself at the handshake ("10.11.6-MariaDB-0+deb12u1"), for the
+    // log line of a reconnect; "" when not connected.
+    std::string server_version();
 
     // Prepares every statement now, so that a worker pays for it at start-up and a schema that
     // does not match the code is reported before the first request.

@@ -3,11 +3,13 @@
 #include <cppconn/exception.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "common/log.h"
 #include "common/text.h"
 #include "common/time_util.h"
 
@@ -18,7 +20,8 @@ std::vector<Migration> list_migrations(const std::string& dir) {
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) {
-        throw std::runtime_error("cannot read migrations-dir " + dir + ": " + ec.message());
+        throw std::runtime_error("cannot read migrations-dir " + dir + ": " +
+                                 log::errno_as_user(ec.value()));
     }
     std::vector<Migration> out;
     for (const fs::directory_entry& entry : it) {
@@ -87,7 +90,8 @@ namespace {
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        throw std::runtime_error("cannot read " + path);
+        const int err = errno;
+        throw std::runtime_error("cannot read " + path + ": " + log::errno_as_user(err));
     }
     std::ostringstream s;
     s << in.rdbuf();

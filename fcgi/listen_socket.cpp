@@ -1,7 +1,9 @@
 #include "fcgi/listen_socket.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -12,14 +14,64 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/log.h"
+
 namespace supportcrm {
 namespace {
 
 constexpr int kSdListenFdsStart = 3;
 
+// Throws "<what>: <errno text> (errno N, as user U uid N)": whether a bind or chown works
+// depends on who runs the server, so every such message says it.
 [[noreturn]] void fail(const std::string& what) {
     int err = errno;
-    throw std::runtime_error(what + ": " + std::strerror(err));
+    throw std::runtime_error(what + ": " + log::errno_as_user(err));
+}
+
+// Closes fd and throws like fail(), keeping the errno of the call that failed; a unix socket
+// file we created is removed first.
+[[noreturn]] void close_and_fail(int fd, const std::string& path, const std::string& what) {
+    int err = errno;
+    close(fd);
+    if (!path.empty()) {
+        unlink(path.c_str());
+    }
+    errno = err;
+    fail(what);
+}
+
+std::string user_name(uid_t uid) {
+    const passwd* entry = getpwuid(uid);
+    return entry != nullptr ? entry->pw_name : std::to_string(uid);
+}
+
+std::string group_name(gid_t gid) {
+    const group* entry = getgrgid(gid);
+    return entry != nullptr ? entry->gr_name : std::to_string(gid);
+}
+
+// "unix:/run/x.sock owner=supportcrm:www-data mode=0660", for the start-up log line: the
+// first thing to look at when nginx gets EACCES.
+std::string describe_unix(const std::string& path) {
+    std::string text = "unix:" + path;
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", st.st_mode & 07777);
+        text += " owner=" + user_name(st.st_uid) + ":" + group_name(st.st_gid) + " mode=" + mode;
+    }
+    return text;
+}
+
+// The path of a unix socket fd (empty for any other kind).
+std::string unix_path_of(int fd) {
+    sockaddr_un addr{};
+    socklen_t len = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+        addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') {
+        return "";
+    }
+    return std::string(addr.sun_path, strnlen(addr.sun_path, sizeof addr.sun_path));
 }
 
 // The fd systemd passed us, if this process is the one it was meant for.
@@ -48,7 +100,8 @@ bool live_server_at(const sockaddr_un& addr) {
     return live;
 }
 
-int bind_unix(const std::string& path, unsigned mode, int backlog) {
+int bind_unix(const Config& config) {
+    const std::string& path = config.listen;
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (path.size() >= sizeof addr.sun_path) {
@@ -70,17 +123,21 @@ int bind_unix(const std::string& path, unsigned mode, int backlog) {
         fail("socket(AF_UNIX)");
     }
     if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-        int err = errno;
-        close(fd);
-        errno = err;
-        fail("bind " + path);
+        close_and_fail(fd, "", "cannot bind " + path);
     }
-    if (chmod(path.c_str(), mode) != 0 || listen(fd, backlog) != 0) {
-        int err = errno;
-        close(fd);
-        unlink(path.c_str());
-        errno = err;
-        fail("listen " + path);
+    // Owner, group and mode are set on the file before listen(2): no client can connect while
+    // they are still those of the bind. (fchown on the fd would change the socket inode, not
+    // the file nginx opens.)
+    if (chown(path.c_str(), config.listen_uid, config.listen_gid) != 0) {
+        close_and_fail(fd, path,
+                       "cannot chown " + path + " to listen-owner '" + config.listen_owner +
+                           "' listen-group '" + config.listen_group + "'");
+    }
+    if (chmod(path.c_str(), config.listen_mode) != 0) {
+        close_and_fail(fd, path, "cannot chmod " + path);
+    }
+    if (listen(fd, config.listen_backlog) != 0) {
+        close_and_fail(fd, path, "cannot listen on " + path);
     }
     return fd;
 }
@@ -112,10 +169,7 @@ int bind_tcp(const std::string& address, int backlog) {
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, found->ai_addr, found->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
-        int err = errno;
-        close(fd);
-        errno = err;
-        fail("bind/listen " + address);
+        close_and_fail(fd, "", "cannot bind/listen " + address);
     }
     return fd;
 }
@@ -125,11 +179,14 @@ int bind_tcp(const std::string& address, int backlog) {
 ListenSocket ListenSocket::open(const Config& config) {
     int fd = inherited_fd();
     if (fd >= 0) {
-        return ListenSocket(fd, "", "fd 3 from systemd (LISTEN_FDS)");
+        const std::string path = unix_path_of(fd);
+        return ListenSocket(fd, "",
+                            "fd 3 from systemd (LISTEN_FDS)" +
+                                (path.empty() ? std::string() : " " + describe_unix(path)));
     }
     if (!config.listen.empty() && config.listen[0] == '/') {
-        fd = bind_unix(config.listen, config.listen_mode, config.listen_backlog);
-        return ListenSocket(fd, config.listen, "unix:" + config.listen);
+        fd = bind_unix(config);
+        return ListenSocket(fd, config.listen, describe_unix(config.listen));
     }
     fd = bind_tcp(config.listen, config.listen_backlog);
     return ListenSocket(fd, "", "tcp:" + config.listen);

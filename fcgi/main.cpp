@@ -1,4 +1,6 @@
 // supportcrm-fcgi: the FastCGI master and its pre-forked workers.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "common/config.h"
@@ -44,18 +46,30 @@ int main(int argc, char** argv) {
         std::cout << "supportcrm-fcgi " << SUPPORTCRM_VERSION << "\n";
         return 0;
     }
+    const bool test_only = command_line.count("test-config") > 0;
     Config config;
     try {
         config = load_config(command_line);
+        if (test_only) {
+            check_listen_directory(config);
+        }
     } catch (const ConfigError& e) {
         std::cerr << "supportcrm-fcgi: " << e.what() << "\n";
         return kExitConfig;
     }
-    if (command_line.count("test-config")) {
+    if (test_only) {
         std::cout << "supportcrm-fcgi: configuration OK: " << describe(config) << "\n";
         return 0;
     }
     log::set_level(config.log_level);
+    // The master forks the workers as they are: nothing here changes user (systemd's User=
+    // does, or whoever starts it), so as root every request would be served as root.
+    if (geteuid() == 0) {
+        log::warning(
+            "running as root: the workers will serve requests as root; run it as an "
+            "unprivileged user (supportcrm.service has User=supportcrm; by hand: runuser -u "
+            "supportcrm -- supportcrm-fcgi)");
+    }
     try {
         MasterStart start{std::vector<std::string>(argv, argv + argc), take_handover()};
         ListenSocket socket = start.handover ? ListenSocket::adopt(start.handover->listen_fd,

@@ -23,7 +23,7 @@
 # are explicit rather than left to `set -e`, so they also fail properly when
 # called from an `if` or `||`. Safe to source under `set -euo pipefail`.
 # Tunables: SUPPORTCRM_*_TIMEOUT below, SUPPORTCRM_WORKERS, SUPPORTCRM_LOG_LEVEL,
-# NGINX_BIN.
+# SUPPORTCRM_NGINX_DIR, NGINX_BIN.
 
 if [[ -n "${SUPPORTCRM_STACK_SH_LOADED:-}" ]]; then
     return 0
@@ -57,6 +57,9 @@ SUPPORTCRM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 : "${SUPPORTCRM_FCGI_START_TIMEOUT:=30}"
 : "${SUPPORTCRM_FCGI_STOP_TIMEOUT:=20}" # > shutdown-timeout written by write_config
 : "${SUPPORTCRM_NGINX_START_TIMEOUT:=15}"
+# The nginx snippets a stack's nginx includes: the tree's, or the installed ones
+# (/usr/share/supportcrm/nginx, for the package test).
+: "${SUPPORTCRM_NGINX_DIR:=$SUPPORTCRM_REPO/nginx}"
 
 # ---------------------------------------------------------------------------
 # helpers
@@ -110,6 +113,18 @@ pidfile_alive() {
         return 1
     fi
     printf '%s\n' "$pid"
+}
+
+# First free port on 127.0.0.1 at or above $1.
+free_port() {
+    local port=$1 i
+    for ((i = 0; i < 100; i++, port++)); do
+        if ! port_in_use "$port"; then
+            echo "$port"
+            return 0
+        fi
+    done
+    die "no free TCP port in $1..$((port - 1))"
 }
 
 # Wait up to SECONDS for PID to disappear.
@@ -504,7 +519,7 @@ $directives
         error_page 429 = @supportcrm_rate_limited;
 
         # The same snippet a production site includes.
-        include $SUPPORTCRM_REPO/nginx/supportcrm.conf;
+        include $SUPPORTCRM_NGINX_DIR/supportcrm.conf;
 
         location / {
             set \$supportcrm_request_id \$request_id;
@@ -527,7 +542,7 @@ EOF
 rate_limited_server() {
     local port=$1
     [[ -n "$port" ]] || return 0
-    printf '    include %s;\n\n' "$SUPPORTCRM_REPO/nginx/supportcrm-ratelimit.conf"
+    printf '    include %s;\n\n' "$SUPPORTCRM_NGINX_DIR/supportcrm-ratelimit.conf"
     site_server "$port" '        limit_req zone=supportcrm_per_key burst=2 nodelay;
         limit_req_status 429;'
 }
@@ -607,7 +622,7 @@ start_nginx() {
     if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
         die "invalid port '$port'"
     fi
-    local pidf=$dir/nginx.pid snippet=$SUPPORTCRM_REPO/nginx/supportcrm.conf pid i code
+    local pidf=$dir/nginx.pid snippet=$SUPPORTCRM_NGINX_DIR/supportcrm.conf pid i code
     [[ -f "$snippet" ]] || die "$snippet missing"
     [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
     check_socket_path "$dir/supportcrm.sock"

@@ -1,0 +1,157 @@
+// load_config's checks beyond the key list (common/config.cpp): a missing config file,
+// `listen`'s shape and directory, listen-owner/-group names, and which password wins.
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+
+namespace {
+
+namespace po = boost::program_options;
+using supportcrm::Config;
+using supportcrm::ConfigError;
+
+// A temporary file with the given text, removed at the end of the test.
+class TempFile {
+  public:
+    explicit TempFile(const std::string& text) {
+        char path[] = "/tmp/supportcrm-config-validation-XXXXXX";
+        const int fd = mkstemp(path);
+        EXPECT_GE(fd, 0);
+        close(fd);
+        path_ = path;
+        std::ofstream(path_) << text;
+    }
+    ~TempFile() { std::remove(path_.c_str()); }
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+// load_config as a binary calls it: the options of main() plus `args`.
+Config load(const std::vector<std::string>& args) {
+    po::options_description options;
+    options.add_options()("config",
+                          po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE));
+    options.add(supportcrm::config_options());
+    std::vector<const char*> argv{"test"};
+    for (const std::string& a : args) {
+        argv.push_back(a.c_str());
+    }
+    po::variables_map command_line;
+    po::store(po::parse_command_line(static_cast<int>(argv.size()), argv.data(), options),
+              command_line);
+    return supportcrm::load_config(command_line);
+}
+
+Config load_file(const TempFile& file, std::vector<std::string> args = {}) {
+    args.insert(args.begin(), {"--config", file.path()});
+    return load(args);
+}
+
+// The ConfigError message load() throws, "" when it loads.
+std::string error_of(const std::vector<std::string>& args) {
+    try {
+        load(args);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ConfigValidation, AMissingNamedConfigFileIsAnErrorWithErrnoAndUser) {
+    const std::string message = error_of({"--config", "/nonexistent/supportcrm.conf"});
+    EXPECT_NE(message.find("cannot read /nonexistent/supportcrm.conf: No such file or directory "
+                           "(errno 2, as user "),
+              std::string::npos)
+        << message;
+}
+
+TEST(ConfigValidation, ListenTakesAUnixPathOrHostAndANumericPort) {
+    TempFile file("");
+    for (const char* good : {"/run/x.sock", "127.0.0.1:9000", ":9000", "[::1]:1", "h:65535"}) {
+        EXPECT_EQ(load_file(file, {"--listen", good}).listen, good);
+    }
+    for (const char* bad : {"127.0.0.1:notaport", "127.0.0.1", "127.0.0.1:0", "h:65536",
+                            "h:", "h:-1", "h:+80", "relative/path.sock", "h:9000000"}) {
+        try {
+            load_file(file, {"--listen", bad});
+            ADD_FAILURE() << "accepted listen = " << bad;
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("listen: ", 0), 0u) << e.what();
+        }
+    }
+    EXPECT_THROW(load_file(file, {"--listen", "/" + std::string(120, 'a')}), ConfigError);
+}
+
+TEST(ConfigValidation, TheDirectoryOfAUnixListenPathMustExist) {
+    TempFile file("");
+    EXPECT_NO_THROW(supportcrm::check_listen_directory(load_file(file, {"--listen", "/tmp/s"})));
+    EXPECT_NO_THROW(
+        supportcrm::check_listen_directory(load_file(file, {"--listen", "127.0.0.1:9000"})));
+    try {
+        supportcrm::check_listen_directory(load_file(file, {"--listen", "/nonexistent/d/s"}));
+        ADD_FAILURE() << "accepted a socket in a missing directory";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("/nonexistent/d"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("as user"), std::string::npos) << e.what();
+    }
+    // A file where the directory should be.
+    EXPECT_THROW(
+        supportcrm::check_listen_directory(load_file(file, {"--listen", file.path() + "/s.sock"})),
+        ConfigError);
+}
+
+TEST(ConfigValidation, ListenOwnerAndGroupAreResolvedOrRejected) {
+    TempFile file("");
+    const Config none = load_file(file);
+    EXPECT_EQ(none.listen_uid, static_cast<uid_t>(-1));
+    EXPECT_EQ(none.listen_gid, static_cast<gid_t>(-1));
+
+    const passwd* me = getpwuid(geteuid());
+    const group* my_group = getgrgid(getegid());
+    ASSERT_NE(me, nullptr);
+    ASSERT_NE(my_group, nullptr);
+    const std::string user = me->pw_name;
+    const std::string group_name = my_group->gr_name;
+    TempFile named("listen-owner = " + user + "\nlisten-group = " + group_name + "\n");
+    const Config c = load_file(named);
+    EXPECT_EQ(c.listen_uid, geteuid());
+    EXPECT_EQ(c.listen_gid, getegid());
+
+    EXPECT_NE(error_of({"--config", file.path(), "--listen-owner", "no-such-user-x"})
+                  .find("listen-owner: no such user 'no-such-user-x'"),
+              std::string::npos);
+    EXPECT_NE(error_of({"--config", file.path(), "--listen-group", "no-such-group-x"})
+                  .find("listen-group: no such group 'no-such-group-x'"),
+              std::string::npos);
+}
+
+TEST(ConfigValidation, ThePasswordFlagWinsOverThePasswordFileWhichWinsOverTheFileKey) {
+    TempFile password("from-the-password-file\n");
+    TempFile file("db-password = from-the-config-file\ndb-password-file = " + password.path() +
+                  "\n");
+    EXPECT_EQ(load_file(file).db.password, "from-the-password-file");
+    EXPECT_EQ(load_file(file, {"--db-password", "from-the-flag"}).db.password, "from-the-flag");
+    TempFile key_only("db-password = from-the-config-file\n");
+    EXPECT_EQ(load_file(key_only).db.password, "from-the-config-file");
+}
+
+TEST(ConfigValidation, AnUnreadablePasswordFileSaysWhyAndAsWhom) {
+    TempFile file("db-password-file = /nonexistent/db-password\n");
+    const std::string message = error_of({"--config", file.path()});
+    EXPECT_NE(message.find("db-password-file: cannot read /nonexistent/db-password: No such file "
+                           "or directory (errno 2, as user "),
+              std::string::npos)
+        << message;
+}
+
+}  // namespace
