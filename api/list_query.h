@@ -11,6 +11,8 @@
 #include "api/cursor.h"
 #include "api/handler.h"
 #include "api/query.h"
+#include "api/response.h"
+#include "common/json_writer.h"
 #include "db/customer_repo.h"
 #include "db/ticket_repo.h"
 
@@ -61,5 +63,31 @@ Checked<std::optional<SortKey>> check_cursor(Db& db, const CursorScope& scope,
 // text.
 std::string filter_fingerprint(const CustomerFilter& filter);
 std::string filter_fingerprint(const TicketFilter& filter);
+
+// What the lists by id (GET /api/v1/customers, GET /api/v1/tickets) share once their query is
+// valid: the cursor checked in its scope, read(before_id, rows) asked for limit + 1 rows below
+// the cursor's id, and the answer {"success":true,"<member>":[write(w, row)...],"nextCursor":…}.
+template <typename Row, typename Read, typename Write>
+Response id_page(Db& db, const CursorScope& scope, const PageQuery& page, std::string_view member,
+                 Read read, Write write) {
+    Checked<std::optional<SortKey>> after = check_cursor(db, scope, page.cursor);
+    if (after.error) {
+        return std::move(*after.error);
+    }
+    std::vector<Row> rows = read(after.value ? after.value->id : UINT64_MAX, page.limit + 1);
+    std::optional<std::string> next =
+        finish_page(rows, page.limit, db.cursor_secret(), scope, [](const Row& row) {
+            return SortKey{0, row.id};
+        });
+    Response r;
+    r.body.reserve(128 + rows.size() * 768);
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key(member).begin_array();
+    for (const Row& row : rows) {
+        write(w, row);
+    }
+    w.end_array().field("nextCursor", next).end_object();
+    return r;
+}
 
 }  // namespace supportcrm
