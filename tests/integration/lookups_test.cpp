@@ -354,9 +354,10 @@ TEST(TicketsList, CustomerIdFilter) {
               std::vector<std::string>{mine});
     EXPECT_EQ(list(kTickets, w.shop)["tickets"].size(), 2u);
     // Unknown (or another shop's) customer: an empty list.
-    for (const std::string q :
-         {"customerId=999999999999", "customerId=99999999999999999999999",
-          "customerId=" + std::to_string(it::tickets::make_world().customer_id)}) {
+    const std::vector<std::string> unknown{
+        "customerId=999999999999", "customerId=99999999999999999999999",
+        "customerId=" + std::to_string(it::tickets::make_world().customer_id)};
+    for (const std::string& q : unknown) {
         EXPECT_EQ(list(with(kTickets, q), w.shop)["tickets"], Json::Value(Json::arrayValue)) << q;
     }
     for (const char* q : {"customerId=abc", "customerId=", "customerId=-1", "customerId=1.0"}) {
