@@ -47,8 +47,10 @@ Checked<Json::Value> read_json_object(HandlerContext& ctx);
 // Handlers, one file each.
 Response create_customer(HandlerContext& ctx);
 Response get_customer(HandlerContext& ctx);
+Response list_customers(HandlerContext& ctx);
 Response create_ticket(HandlerContext& ctx);
 Response get_ticket(HandlerContext& ctx);
+Response list_tickets(HandlerContext& ctx);
 Response list_ticket_comments(HandlerContext& ctx);
 Response create_comment(HandlerContext& ctx);
 Response list_csat(HandlerContext& ctx);

@@ -25,6 +25,34 @@ void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact)
     w.end_object();
 }
 
+void write_fetched_customer(JsonWriter& w, const CustomerRow& c, std::string_view shop_domain) {
+    w.begin_object();
+    // The exact field set and order of api-v1.md's fetch operation.
+    w.field("id", c.id)
+        .field("storefront_id", c.storefront_id)
+        .field("site_cms_id", c.site_cms_id)
+        .field("storefront_b_id", c.storefront_b_id)
+        .field("social_a_user_id", c.social_a_user_id)
+        .field("social_b_user_id", c.social_b_user_id)
+        .field("messaging_id", c.messaging_id)
+        .field("email", c.email)
+        .field("phone_number", c.phone_number)
+        .field("first_name", c.first_name)
+        .field("last_name", c.last_name)
+        .field("full_name", c.full_name)
+        .field("numberOfOrders", c.number_of_orders)
+        .field("shopDomain", shop_domain)
+        .field("creationDate", c.created_at)
+        .field("cms_creationDate", c.cms_created_at)
+        .field("CMS", c.cms)
+        .field("helpdesk_a_id", c.helpdesk_a_id)
+        .field("helpdesk_b_id", c.helpdesk_b_id)
+        .field("social_b_pseudo", c.social_b_pseudo)
+        .field("helpdesk_c_id", c.helpdesk_c_id)
+        .field("helpdesk_d_id", c.helpdesk_d_id);
+    w.end_object();
+}
+
 void write_user(JsonWriter& w, const std::optional<PersonRow>& user) {
     if (!user) {
         w.null();

@@ -4,6 +4,7 @@
 
 #include "common/json_writer.h"
 #include "db/comment_repo.h"
+#include "db/customer_repo.h"
 #include "db/survey_repo.h"
 #include "db/ticket_repo.h"
 
@@ -12,6 +13,10 @@ namespace supportcrm {
 // {id, email, first_name, last_name, full_name}, plus phone_number and storefront_id when
 // with_contact (the ticket fetch shape).
 void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact);
+
+// A customer in the GET /api/v1/customers/{id} shape (api-v1.md §2), also each item of
+// GET /api/v1/customers.
+void write_fetched_customer(JsonWriter& w, const CustomerRow& c, std::string_view shop_domain);
 
 // {id, email, first_name, last_name, full_name}, or null.
 void write_user(JsonWriter& w, const std::optional<PersonRow>& user);

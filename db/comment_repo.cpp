@@ -53,6 +53,7 @@ CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) 
     c.id = rs.getUInt64(at[id]);
     c.text = rs.getString(at[text]);
     c.time = iso_datetime(rs, at[time]);
+    c.time_ms = rs.getInt64(at[time]);
     c.channel = rs.getString(at[channel]);
     c.is_from_shop = rs.getBoolean(at[is_from_shop]);
     c.subject = optional_string(rs, at[subject]);
@@ -68,11 +69,24 @@ CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) 
 
 }  // namespace
 
-Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest,
-                                    std::uint64_t ticket_id) {
-    return db.run(Stmt::comments_of_ticket, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setString(2, key_digest);
+Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
+                                    const std::optional<CommentPage>& page) {
+    Stmt id = !page         ? Stmt::comments_of_ticket
+              : page->after ? Stmt::comments_page_after
+                            : Stmt::comments_page_first;
+    return db.run(id, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        st.setUInt64(i++, ticket_id);
+        if (page && page->after) {
+            std::string time = timeutil::format_db(page->after->time);
+            st.setString(i++, time);
+            st.setString(i++, time);
+            st.setUInt64(i++, page->after->id);
+        }
+        st.setString(i++, key_digest);
+        if (page) {
+            st.setUInt64(i++, page->rows);
+        }
         ResultSetPtr rs(st.executeQuery());
         Keyed<TicketComments> found;
         while (rs->next()) {

@@ -40,7 +40,8 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
 struct CommentRow {
     std::uint64_t id = 0;
     std::string text;
-    std::string time;  // ISO 8601
+    std::string time;              // ISO 8601
+    timeutil::Millis time_ms = 0;  // the same instant: the sort key a page cursor carries
     std::string channel;
     bool is_from_shop = true;
     std::optional<std::string> subject, from_email;
@@ -57,7 +58,17 @@ struct TicketComments {
 // The ticket's comments with the key's shop, in one statement when the ticket has comments.
 // No rows tell neither the key nor the ticket apart: key and value are then both nullopt;
 // resolve the key, then ask ticket_without_comments().
-Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
+// With a page: up to page->rows comments in the same order, after page->after when given.
+struct CommentPage {
+    struct After {
+        timeutil::Millis time = 0;
+        std::uint64_t id = 0;
+    };
+    std::optional<After> after;
+    std::uint64_t rows = 0;
+};
+Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
+                                    const std::optional<CommentPage>& page = std::nullopt);
 
 // The ticket's customer and no comments; nullopt when the ticket is not in the shop.
 std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,

@@ -34,15 +34,23 @@ inline constexpr char message_insert[] =
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
-inline constexpr char comments_of_ticket[] =
-    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_COMMENT_COLUMNS ", "
-    SUPPORTCRM_PERSON_COLUMNS("u") ", " SUPPORTCRM_KEY_COLUMNS
-    " FROM " SUPPORTCRM_KEY_TABLES
-    " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-    "JOIN customers cu ON cu.id = c.customer_id "
-    "JOIN messages m ON m.conversation_id = c.id "
-    "LEFT JOIN users u ON u.id = m.user_id "
-    "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id";
+#define SUPPORTCRM_COMMENTS_OF_TICKET(after)                                    \
+    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_COMMENT_COLUMNS ", " \
+    SUPPORTCRM_PERSON_COLUMNS("u") ", " SUPPORTCRM_KEY_COLUMNS                     \
+    " FROM " SUPPORTCRM_KEY_TABLES                                                 \
+    " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                     \
+    "JOIN customers cu ON cu.id = c.customer_id "                                  \
+    "JOIN messages m ON m.conversation_id = c.id " after                           \
+    "LEFT JOIN users u ON u.id = m.user_id "                                       \
+    "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"
+inline constexpr char comments_of_ticket[] = SUPPORTCRM_COMMENTS_OF_TICKET("");
+// The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later
+// page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of
+// ix_messages_conversation_time that starts at the cursor (the OR alone is read from the
+// ticket's first comment on).
+inline constexpr char comments_page_first[] = SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?";
+inline constexpr char comments_page_after[] = SUPPORTCRM_COMMENTS_OF_TICKET(
+    "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?";
 // No comment rows: does the ticket exist in the shop, and whose is it?
 inline constexpr char ticket_customer[] =
     "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "
@@ -83,6 +91,8 @@ constexpr ColumnRun comment = customer.then(kCommentColumns);
 constexpr ColumnRun user = comment.then(kPersonColumns);
 constexpr ColumnRun key = user.then(kKeyColumns);
 static_assert(key.last() == result_columns(sql_text::comments_of_ticket));
+static_assert(key.last() == result_columns(sql_text::comments_page_first));
+static_assert(key.last() == result_columns(sql_text::comments_page_after));
 }  // namespace comments_of_ticket
 namespace ticket_customer {
 constexpr ColumnRun customer{1, kPersonColumns};

@@ -109,6 +109,45 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
     return out;
 }
 
+std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
+                                             const CustomerFilter& filter, std::uint64_t before_id,
+                                             std::uint64_t rows) {
+    using Kind = CustomerFilter::Kind;
+    Stmt id = Stmt::customers_page;
+    std::string value;
+    switch (filter.kind) {
+        case Kind::none:
+            break;
+        case Kind::email:
+            id = Stmt::customers_page_email;
+            value = text::trim(filter.value);
+            break;
+        case Kind::phone_number:
+            id = Stmt::customers_page_phone;
+            value = text::trim(filter.value);
+            break;
+        case Kind::storefront_id:
+            id = Stmt::customers_page_storefront;
+            value = filter.value;
+            break;
+    }
+    return db.run(id, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        st.setUInt64(i++, shop_id);
+        if (filter.kind != Kind::none) {
+            st.setString(i++, value);
+        }
+        st.setUInt64(i++, before_id);
+        st.setUInt64(i++, rows);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<CustomerRow> out;
+        while (rs->next()) {
+            out.push_back(read_customer(*rs, layout::customers_page::customer));
+        }
+        return out;
+    });
+}
+
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id) {
     return db.run(Stmt::customer_by_id, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, id);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/time_util.h"
 #include "db/auth_repo.h"
@@ -63,6 +64,20 @@ std::optional<CustomerRow> find_existing_customer(Db& db, std::uint64_t shop_id,
 
 // The row insert_customer() wrote, without reading it back: every column is known.
 CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c);
+
+// GET /api/v1/customers: at most one filter, compared as duplicate detection compares
+// (email trimmed and case-insensitive, phone_number trimmed), storefront_id exactly.
+struct CustomerFilter {
+    enum class Kind { none, email, phone_number, storefront_id };
+    Kind kind = Kind::none;
+    std::string value;
+};
+
+// Up to `rows` customers of the shop matching the filter with an id below `before_id`, newest
+// first.
+std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
+                                             const CustomerFilter& filter, std::uint64_t before_id,
+                                             std::uint64_t rows);
 
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id);
 

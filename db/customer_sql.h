@@ -35,6 +35,18 @@ inline constexpr char customer_by_email_key[] =
 inline constexpr char customer_by_phone_key[] =
     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS
     " FROM customers c WHERE c.shop_id = ? AND c.phone_key = ?";
+// GET /api/v1/customers: a page of the shop's customers, newest first, after the cursor's id
+// (the first page binds UINT64_MAX), one filter at most; the page's limit + 1 rows tell whether
+// one follows. Each filter has its own statement, so each uses its own index (sql/003).
+#define SUPPORTCRM_CUSTOMER_PAGE(filter)                                                  \
+    "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.shop_id = ? " filter \
+    " AND c.id < ? ORDER BY c.id DESC LIMIT ?"
+inline constexpr char customers_page[] = SUPPORTCRM_CUSTOMER_PAGE("");
+inline constexpr char customers_page_email[] =
+    SUPPORTCRM_CUSTOMER_PAGE("AND c.email_key = LOWER(?)");
+inline constexpr char customers_page_phone[] = SUPPORTCRM_CUSTOMER_PAGE("AND c.phone_key = ?");
+inline constexpr char customers_page_storefront[] =
+    SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?");
 
 }  // namespace sql_text
 
@@ -86,6 +98,13 @@ constexpr ColumnRun customer{1, kCustomerColumns};
 static_assert(customer.last() == result_columns(sql_text::customer_by_email_key));
 static_assert(customer.last() == result_columns(sql_text::customer_by_phone_key));
 }  // namespace customer_by_key
+namespace customers_page {  // and its filtered variants
+constexpr ColumnRun customer{1, kCustomerColumns};
+static_assert(customer.last() == result_columns(sql_text::customers_page));
+static_assert(customer.last() == result_columns(sql_text::customers_page_email));
+static_assert(customer.last() == result_columns(sql_text::customers_page_phone));
+static_assert(customer.last() == result_columns(sql_text::customers_page_storefront));
+}  // namespace customers_page
 }  // namespace layout
 
 }  // namespace supportcrm

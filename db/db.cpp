@@ -12,6 +12,7 @@
 #include "db/auth_sql.h"
 #include "db/comment_sql.h"
 #include "db/customer_sql.h"
+#include "db/secret_sql.h"
 #include "db/survey_sql.h"
 #include "db/ticket_sql.h"
 
@@ -39,14 +40,26 @@ constexpr StatementSpec kStatements[] = {
     {Stmt::customer_by_id, "customer_by_id", kReads, sql_text::customer_by_id},
     {Stmt::customer_by_email_key, "customer_by_email_key", kReads, sql_text::customer_by_email_key},
     {Stmt::customer_by_phone_key, "customer_by_phone_key", kReads, sql_text::customer_by_phone_key},
+    {Stmt::customers_page, "customers_page", kReads, sql_text::customers_page},
+    {Stmt::customers_page_email, "customers_page_email", kReads, sql_text::customers_page_email},
+    {Stmt::customers_page_phone, "customers_page_phone", kReads, sql_text::customers_page_phone},
+    {Stmt::customers_page_storefront, "customers_page_storefront", kReads,
+     sql_text::customers_page_storefront},
     {Stmt::customer_exists, "customer_exists", kReads, sql_text::customer_exists},
     {Stmt::user_exists, "user_exists", kReads, sql_text::user_exists},
     {Stmt::conversation_insert, "conversation_insert", kWrites, sql_text::conversation_insert},
     {Stmt::human_ticket_insert, "human_ticket_insert", kWrites, sql_text::human_ticket_insert},
     {Stmt::ticket_detail, "ticket_detail", kReads, sql_text::ticket_detail},
+    {Stmt::tickets_page, "tickets_page", kReads, sql_text::tickets_page},
+    {Stmt::tickets_page_customer, "tickets_page_customer", kReads, sql_text::tickets_page_customer},
+    {Stmt::tickets_page_since, "tickets_page_since", kReads, sql_text::tickets_page_since},
+    {Stmt::tickets_page_customer_since, "tickets_page_customer_since", kReads,
+     sql_text::tickets_page_customer_since},
     {Stmt::conversation_touch, "conversation_touch", kWrites, sql_text::conversation_touch},
     {Stmt::message_insert, "message_insert", kWrites, sql_text::message_insert},
     {Stmt::comments_of_ticket, "comments_of_ticket", kReads, sql_text::comments_of_ticket},
+    {Stmt::comments_page_first, "comments_page_first", kReads, sql_text::comments_page_first},
+    {Stmt::comments_page_after, "comments_page_after", kReads, sql_text::comments_page_after},
     {Stmt::ticket_customer, "ticket_customer", kReads, sql_text::ticket_customer},
     {Stmt::survey_conversation, "survey_conversation", kReads, sql_text::survey_conversation},
     {Stmt::survey_insert, "survey_insert", kWrites, sql_text::survey_insert},
@@ -66,6 +79,7 @@ constexpr StatementSpec kStatements[] = {
     {Stmt::key_by_id, "key_by_id", kReads, sql_text::key_by_id},
     {Stmt::key_revoke, "key_revoke", kWrites, sql_text::key_revoke},
     {Stmt::user_insert, "user_insert", kWrites, sql_text::user_insert},
+    {Stmt::installation_secret, "installation_secret", kReads, sql_text::installation_secret},
 };
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
               "every Stmt needs its SQL in kStatements");
@@ -285,6 +299,20 @@ void Db::prepare_all() {
             failed(e, s.name, ledger_.mark());
         }
     }
+}
+
+const std::string& Db::cursor_secret() {
+    if (cursor_secret_.empty()) {
+        cursor_secret_ = run(Stmt::installation_secret, [](sql::PreparedStatement& st) {
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                throw std::runtime_error(
+                    "installation_secrets has no cursor secret: run supportcrm-admin migrate");
+            }
+            return std::string(rs->getString(1));
+        });
+    }
+    return cursor_secret_;
 }
 
 sql::Statement& Db::plain() {

@@ -30,16 +30,26 @@ enum class Stmt {
     customer_by_id,
     customer_by_email_key,
     customer_by_phone_key,
+    customers_page,
+    customers_page_email,
+    customers_page_phone,
+    customers_page_storefront,
     // tickets
     customer_exists,
     user_exists,
     conversation_insert,
     human_ticket_insert,
     ticket_detail,
+    tickets_page,
+    tickets_page_customer,
+    tickets_page_since,
+    tickets_page_customer_since,
     // comments
     conversation_touch,
     message_insert,
     comments_of_ticket,
+    comments_page_first,
+    comments_page_after,
     ticket_customer,
     // csat
     survey_conversation,
@@ -60,6 +70,8 @@ enum class Stmt {
     key_by_id,
     key_revoke,
     user_insert,
+    // installation
+    installation_secret,
     count_  // not a statement: the number of them
 };
 
@@ -186,6 +198,11 @@ class Db {
         }
     }
 
+    // The key of the page cursors' HMAC (installation_secrets, sql/003): read on first use and
+    // kept for the worker's life, across reconnects. Every host of a cluster reads the same row;
+    // a rotated secret (docs/operations.md) takes effect when the pool restarts.
+    const std::string& cursor_secret();
+
     // Plain statements (DDL, transaction control); same translation as run(). Not counted by
     // the ledger: only supportcrm-admin sends data-changing plain statements.
     void execute(const std::string& sql_text, const char* what);
@@ -234,6 +251,7 @@ class Db {
     // The connection was lost in this request: ROLLBACK is not attempted on it.
     bool lost_ = false;
     std::unique_ptr<sql::Connection> connection_;
+    std::string cursor_secret_;
     std::unique_ptr<sql::Statement> plain_;
     std::array<std::unique_ptr<sql::PreparedStatement>, static_cast<std::size_t>(Stmt::count_)>
         statements_;

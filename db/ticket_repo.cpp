@@ -107,3 +107,59 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
 }
 
 }  // namespace supportcrm
+
+namespace supportcrm {
+namespace {
+
+TicketRow read_ticket_row(const sql::ResultSet& rs) {
+    using namespace layout::tickets_page;
+    TicketRow row;
+    row.id = rs.getUInt64(id);
+    NewTicket& t = row.ticket;
+    t.customer_id = rs.getUInt64(customer_id);
+    t.channel = rs.getString(channel);
+    t.name = optional_string(rs, name);
+    t.thread_id = optional_string(rs, thread_id);
+    t.email_used = optional_string(rs, email_used);
+    t.date = rs.getInt64(date);
+    t.last_message = optional_string(rs, last_message);
+    t.last_message_time = rs.getInt64(last_message_time);
+    t.contact_reason = optional_string(rs, contact_reason);
+    t.assigned_to = optional_uint(rs, assigned_to);
+    t.is_opened_ticket = rs.getBoolean(is_opened_ticket);
+    t.unread_chat_count = rs.getInt64(unread_chat_count);
+    t.tags_json = rs.getString(tags);
+    t.language_code = optional_string(rs, language_code);
+    t.via = optional_string(rs, via);
+    return row;
+}
+
+}  // namespace
+
+std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& filter,
+                                         std::uint64_t before_id, std::uint64_t rows) {
+    Stmt id = filter.customer_id
+                  ? (filter.updated_since ? Stmt::tickets_page_customer_since
+                                          : Stmt::tickets_page_customer)
+                  : (filter.updated_since ? Stmt::tickets_page_since : Stmt::tickets_page);
+    return db.run(id, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        st.setUInt64(i++, shop_id);
+        if (filter.customer_id) {
+            st.setUInt64(i++, *filter.customer_id);
+        }
+        if (filter.updated_since) {
+            st.setString(i++, db_time(*filter.updated_since));
+        }
+        st.setUInt64(i++, before_id);
+        st.setUInt64(i++, rows);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<TicketRow> out;
+        while (rs->next()) {
+            out.push_back(read_ticket_row(*rs));
+        }
+        return out;
+    });
+}
+
+}  // namespace supportcrm

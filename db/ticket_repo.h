@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/time_util.h"
 #include "db/auth_repo.h"
@@ -31,6 +32,23 @@ bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id);
 // Inserts the conversation, and its OPEN HumanTicket when is_opened_ticket, in the caller's
 // transaction; returns the conversation id.
 std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
+
+// A stored ticket, in the fields POST /api/v1/tickets answers with (its created_at unread).
+struct TicketRow {
+    std::uint64_t id = 0;
+    NewTicket ticket;
+};
+
+// GET /api/v1/tickets: the two filters combine; absent ones are nullopt.
+struct TicketFilter {
+    std::optional<std::uint64_t> customer_id;
+    std::optional<timeutil::Millis> updated_since;  // lastMessageTime at or after
+};
+
+// Up to `rows` tickets of the shop matching the filter with an id below `before_id`, newest
+// first.
+std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& filter,
+                                         std::uint64_t before_id, std::uint64_t rows);
 
 struct PersonRow {  // the Customer or User object of a response
     std::uint64_t id = 0;

@@ -44,6 +44,24 @@ inline constexpr char ticket_detail[] =
     "LEFT JOIN users u ON u.id = c.assigned_to "
     "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
     "WHERE " SUPPORTCRM_KEY_MATCH;
+// GET /api/v1/tickets: a page of the shop's tickets in the create shape, newest first, after
+// the cursor's id (the first page binds UINT64_MAX); limit + 1 rows tell whether one follows.
+// One statement per combination of filters, so that each uses its index (sql/003):
+// customerId ix_conversations_customer, updatedSince ix_conversations_shop_last_message.
+#define SUPPORTCRM_TICKET_COLUMNS                                                             \
+    "t.id, t.customer_id, t.channel, t.name, t.thread_id, t.email_used, "                    \
+    SUPPORTCRM_MILLIS("t.date") ", t.last_message, " SUPPORTCRM_MILLIS("t.last_message_time") \
+    ", t.contact_reason, t.assigned_to, t.is_opened_ticket, t.unread_chat_count, t.tags, "   \
+    "t.language_code, t.via"
+#define SUPPORTCRM_TICKET_PAGE(filter)                                                           \
+    "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? " filter \
+    " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
+inline constexpr char tickets_page[] = SUPPORTCRM_TICKET_PAGE("");
+inline constexpr char tickets_page_customer[] = SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?");
+inline constexpr char tickets_page_since[] =
+    SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?");
+inline constexpr char tickets_page_customer_since[] =
+    SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?");
 
 }  // namespace sql_text
 
@@ -75,6 +93,32 @@ constexpr ColumnRun human_ticket = user.then(ht_count_);
 constexpr ColumnRun key = human_ticket.then(kKeyColumns);
 static_assert(key.last() == result_columns(sql_text::ticket_detail));
 }  // namespace ticket_detail
+namespace tickets_page {  // and its filtered variants
+enum : unsigned {
+    id = 1,
+    customer_id,
+    channel,
+    name,
+    thread_id,
+    email_used,
+    date,
+    last_message,
+    last_message_time,
+    contact_reason,
+    assigned_to,
+    is_opened_ticket,
+    unread_chat_count,
+    tags,
+    language_code,
+    via,
+};
+static_assert(via == count_columns(SUPPORTCRM_TICKET_COLUMNS),
+              "tickets_page names every column of SUPPORTCRM_TICKET_COLUMNS");
+static_assert(via == result_columns(sql_text::tickets_page));
+static_assert(via == result_columns(sql_text::tickets_page_customer));
+static_assert(via == result_columns(sql_text::tickets_page_since));
+static_assert(via == result_columns(sql_text::tickets_page_customer_since));
+}  // namespace tickets_page
 namespace returned_id {  // conversation_insert, human_ticket_insert
 static_assert(result_columns(sql_text::conversation_insert) == 1);
 static_assert(result_columns(sql_text::human_ticket_insert) == 1);

@@ -27,7 +27,7 @@ TEST(RequestId, GeneratedWhenTheRequestHasNone) {
         it::get("/api/v1/customers/0", shop),                              // 404
         http("GET", "/api/v1/customers/1"),                                // 401
         http("GET", "/api/v1/no-such-route"),                              // 404 route
-        http("GET", "/api/v1/customers"),                                  // 405
+        http("DELETE", "/api/v1/customers"),                               // 405
         it::post_raw("/api/v1/customers", shop, "{", "application/json"),  // 400
     };
     for (const HttpResponse& r : responses) {
@@ -67,7 +67,7 @@ TEST(RequestId, EchoedOnErrors) {
     const std::vector<Case> cases{
         {"GET", "/api/v1/customers/1", false, std::nullopt, 401},
         {"GET", "/api/v1/no-such-route", false, std::nullopt, 404},
-        {"GET", "/api/v1/customers", true, std::nullopt, 405},
+        {"DELETE", "/api/v1/customers", true, std::nullopt, 405},
         {"GET", "/api/v1/customers/abc", true, std::nullopt, 400},
         {"GET", "/api/v1/customers/0", true, std::nullopt, 404},
         {"POST", "/api/v1/customers", true, std::string("{"), 400},

@@ -106,10 +106,9 @@ struct MethodCase {
 
 std::vector<MethodCase> customer_method_cases() {
     return {
-        {"GET", "/api/v1/customers", {"POST"}, {"GET", "DELETE"}},
-        {"PUT", "/api/v1/customers", {"POST"}, {"GET", "PUT"}},
-        {"DELETE", "/api/v1/customers", {"POST"}, {"DELETE"}},
-        {"PATCH", "/api/v1/customers", {"POST"}, {"PATCH"}},
+        {"PUT", "/api/v1/customers", {"GET", "POST"}, {"PUT"}},
+        {"DELETE", "/api/v1/customers", {"GET", "POST"}, {"DELETE"}},
+        {"PATCH", "/api/v1/customers", {"GET", "POST"}, {"PATCH"}},
         {"DELETE", "/api/v1/customers/1", {"GET"}, {"DELETE", "POST"}},
         {"PUT", "/api/v1/customers/1", {"GET"}, {"PUT"}},
         {"PATCH", "/api/v1/customers/1", {"GET"}, {"PATCH"}},
@@ -120,7 +119,8 @@ std::vector<MethodCase> customer_method_cases() {
 
 std::vector<MethodCase> ticket_and_csat_method_cases() {
     return {
-        {"GET", "/api/v1/tickets", {"POST"}, {"GET"}},
+        {"PUT", "/api/v1/tickets", {"GET", "POST"}, {"PUT"}},
+        {"DELETE", "/api/v1/tickets", {"GET", "POST"}, {"DELETE"}},
         {"DELETE", "/api/v1/tickets/1", {"GET"}, {"DELETE"}},
         {"DELETE", "/api/v1/tickets/1/comments", {"GET", "POST"}, {"DELETE"}},
         {"PUT", "/api/v1/tickets/1/comments", {"GET", "POST"}, {"PUT"}},
@@ -156,11 +156,13 @@ TEST(Routing, TicketAndCsatPathsWithOtherMethodAre405WithAllow) {
     expect_method_not_allowed(ticket_and_csat_method_cases(), it::make_shop());
 }
 
-TEST(Routing, GetCustomersCollectionIs405AllowPost) {
-    const it::Shop shop = it::make_shop();
-    const HttpResponse r = it::get("/api/v1/customers", shop);
-    ASSERT_TRUE(it::is_error(r, 405, "method_not_allowed", "Method not allowed"));
-    EXPECT_EQ(join(allowed(r)), "POST");
+// extensions.md §E3: the collections list with GET now, so their Allow is "GET, POST".
+TEST(Routing, CustomerAndTicketCollectionsAllowGetAndPost) {
+    for (const char* path : {"/api/v1/customers", "/api/v1/tickets"}) {
+        const HttpResponse r = http("DELETE", path);
+        ASSERT_TRUE(it::is_error(r, 405, "method_not_allowed", "Method not allowed"));
+        EXPECT_EQ(r.header("Allow").value_or(""), "GET, POST") << path;
+    }
 }
 
 TEST(Routing, MethodIsCheckedBeforeBody) {
@@ -174,7 +176,7 @@ TEST(Routing, MethodIsCheckedBeforeBody) {
 }
 
 TEST(Routing, QueryStringDoesNotChangeTheRoute) {
-    EXPECT_TRUE(it::is_error(http("GET", "/api/v1/customers?email=a@example.test"), 405,
+    EXPECT_TRUE(it::is_error(http("DELETE", "/api/v1/customers?email=a@example.test"), 405,
                              "method_not_allowed", "Method not allowed"));
     EXPECT_TRUE(it::is_error(http("GET", "/api/v1/customers/1?x=y"), 401, "missing_api_key",
                              "API key is required"));

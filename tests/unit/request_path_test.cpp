@@ -32,9 +32,10 @@ TEST(Router, EmptyIdSegmentStillMatchesSoDispatchCanSayItIsRequired) {
 }
 
 TEST(Router, KnownPathWithOtherMethodListsAllowedMethods) {
-    RouteMatch m = route("GET", "/api/v1/customers");
+    RouteMatch m = route("PUT", "/api/v1/customers");
     EXPECT_EQ(m.kind, RouteMatch::Kind::method_not_allowed);
-    EXPECT_EQ(m.allow, "POST");
+    EXPECT_EQ(m.allow, "GET, POST");  // extensions.md §E3
+    EXPECT_EQ(route("DELETE", "/api/v1/tickets").allow, "GET, POST");
     RouteMatch c = route("DELETE", "/api/v1/tickets/1/comments");
     EXPECT_EQ(c.allow, "GET, POST");
 }
