@@ -180,6 +180,14 @@ it::fcgi::Request new_ticket(const it::tickets::World& w) {
                 it::object({{"customerId", Json::Int64(w.customer_id)}, {"Channel", "Mail"}}));
 }
 
+// A ticket with a HumanTicket: two INSERTs in one transaction.
+it::fcgi::Request new_opened_ticket(const it::tickets::World& w) {
+    return post(it::tickets::kTicketsPath, w.shop,
+                it::object({{"customerId", Json::Int64(w.customer_id)},
+                            {"Channel", "Mail"},
+                            {"isOpenedTicket", true}}));
+}
+
 ::testing::AssertionResult answered(const it::fcgi::Response& r, int status) {
     if (!r.complete()) {
         return ::testing::AssertionFailure() << "incomplete response: " << r.describe();
@@ -327,10 +335,7 @@ TEST_F(WriteSafety, LostInsideATransactionBeforeCommitIsRunAgainAndWrittenOnce) 
     // The ticket's second INSERT ran in the open transaction, then its answer was lost: MariaDB
     // rolls the transaction back when the connection goes, so the request may run again.
     const it::tickets::World w = it::tickets::make_world();
-    it::fcgi::Request opened = new_ticket(w);
-    opened.body = it::to_json(it::object({{"customerId", Json::Int64(w.customer_id)},
-                                          {"Channel", "Mail"},
-                                          {"isOpenedTicket", true}}));
+    const it::fcgi::Request opened = new_opened_ticket(w);
     proxy_->arm(Action::drop_after_answer, Command::execute_of(kHumanTicketInsert));
     EXPECT_TRUE(answered(send(opened), 201));
     EXPECT_TRUE(proxy_->fired());
@@ -565,11 +570,7 @@ TEST_F(WriteSafety, KeyedRequestLostInsideItsTransactionIsRunAgainAndItsClaimDoe
     // The connection holding the claim dies with the transaction; the re-run claims the key
     // again on the new connection (the server rolled the old claim back), writes once.
     const it::tickets::World w = it::tickets::make_world();
-    it::fcgi::Request opened = new_ticket(w);
-    opened.body = it::to_json(it::object({{"customerId", Json::Int64(w.customer_id)},
-                                          {"Channel", "Mail"},
-                                          {"isOpenedTicket", true}}));
-    opened = keyed(opened, "rerun-" + it::unique_suffix());
+    const it::fcgi::Request opened = keyed(new_opened_ticket(w), "rerun-" + it::unique_suffix());
     proxy_->arm(Action::drop_after_answer, Command::execute_of(kHumanTicketInsert));
     const it::fcgi::Response first = send(opened);
     ASSERT_TRUE(answered(first, 201));
