@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "csat_fixtures.h"
+#include "fcgi_client.h"
 #include "harness.h"
+#include "process_fixtures.h"
 #include "tickets_fixtures.h"
 
 namespace {
@@ -425,6 +427,47 @@ TEST(IdempotencyKey, TenParallelIdenticalRequestsWriteOnceAndTheOthersReplayOr40
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM idempotency_keys WHERE shop_id = ?",
                        {std::to_string(shop.id)}),
               1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retention: keys are kept 25 hours (at least the 24 of E2), then deleted by the workers.
+
+TEST(IdempotencyKey, KeysOlderThan25HoursAreDeletedByTheWorkersAndYoungerOnesKept) {
+    const it::Shop shop = it::make_shop();
+    it::Db db;
+    const std::string old_key = "old-" + it::unique_suffix();
+    const std::string young_key = "young-" + it::unique_suffix();
+    const std::string hash(64, 'a');
+    for (const auto& [key, hours] : {std::pair{old_key, 26}, std::pair{young_key, 24}}) {
+        ASSERT_EQ(db.execute("INSERT INTO idempotency_keys (shop_id, idem_key, request_hash, "
+                             "status, body, created_at) VALUES (?, ?, ?, 201, '{}', "
+                             "UTC_TIMESTAMP(3) - INTERVAL ? HOUR)",
+                             {std::to_string(shop.id), key, hash, std::to_string(hours)}),
+                  0);
+    }
+    // A worker of its own: the pool's workers may have run their once-a-minute batch just now.
+    it::proc::TempDir dir;
+    it::proc::SpawnOptions o;
+    o.program = it::proc::fcgi_binary();
+    o.args = {"--config", it::env().config, "--listen", dir.file("s.sock"), "--workers", "1"};
+    o.stderr_path = dir.file("fcgi.log");
+    o.stdout_path = dir.file("fcgi.out");
+    it::proc::Process master(o);
+    ASSERT_TRUE(master.wait_for_log("ready: 1 workers serving", it::proc::Millis(20000)))
+        << master.log();
+    it::fcgi::Request health;
+    health.uri = "/healthz";
+    EXPECT_EQ(it::fcgi::request(dir.file("s.sock"), health, it::proc::Millis(15000)).status, 200);
+    // Its first batch runs right after that answer (a pool worker may have taken the row first).
+    const std::string count =
+        "SELECT COUNT(*) FROM idempotency_keys WHERE shop_id = ? AND idem_key = ?";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (db.count(count, {std::to_string(shop.id), old_key}) != 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_EQ(db.count(count, {std::to_string(shop.id), old_key}), 0);
+    EXPECT_EQ(db.count(count, {std::to_string(shop.id), young_key}), 1);
 }
 
 }  // namespace
