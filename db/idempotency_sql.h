@@ -29,7 +29,10 @@ inline constexpr char idempotency_store[] =
 inline constexpr char idempotency_answer[] =
     "SELECT request_hash, status, body FROM idempotency_keys WHERE shop_id = ? AND idem_key = ?";
 // Retention (docs/operations.md "Key retention"): kept 25 hours, deleted in small batches.
+// Its range scan may meet the row lock of a claim in progress (when no committed row is younger
+// than the cutoff): it waits for it at most a second, so a worker never stalls on retention.
 inline constexpr char idempotency_purge[] =
+    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
     "DELETE FROM idempotency_keys WHERE created_at < UTC_TIMESTAMP(3) - INTERVAL 25 HOUR "
     "LIMIT 500";
 
