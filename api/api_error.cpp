@@ -68,5 +68,16 @@ Response unavailable() {
 Response internal_error() {
     return make(500, "internal_error", "Internal server error");
 }
+Response invalid_idempotency_key() {
+    return make(400, "invalid_idempotency_key", "Invalid Idempotency-Key");
+}
+Response idempotency_key_reused() {
+    return make(422, "idempotency_key_reused",
+                "Idempotency-Key was already used for a different request");
+}
+Response idempotency_key_in_use() {
+    return make(409, "idempotency_key_in_use",
+                "A request with this Idempotency-Key is in progress");
+}
 
 }  // namespace supportcrm::errors

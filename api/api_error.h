@@ -30,5 +30,9 @@ Response route_not_found();                           // 404
 Response method_not_allowed(std::string_view allow);  // 405, with Allow
 Response unavailable();                               // 503
 Response internal_error();                            // 500
+// extensions.md §E2
+Response invalid_idempotency_key();  // 400
+Response idempotency_key_reused();   // 422
+Response idempotency_key_in_use();   // 409
 
 }  // namespace supportcrm::errors

@@ -7,6 +7,7 @@
 
 #include "api/api_error.h"
 #include "api/auth.h"
+#include "api/idempotency.h"
 #include "api/rerun_policy.h"
 #include "common/keys.h"
 #include "common/log.h"
@@ -45,13 +46,19 @@ Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router ro
             return out;
         }
         caller = Caller(keys::digest_hex(*key));
-        if (!match.key_in_statement && !caller.resolve(db)) {
+    }
+    HandlerContext ctx{request, caller, db, 0, max_body_bytes};
+    if (match.needs_key && idempotency::applies(request)) {
+        // The claim of the key resolves the API key too (a keyed statement).
+        out.response = idempotency::run_once(request, caller, db, max_body_bytes,
+                                             [&] { return run_handler(match, ctx); });
+    } else {
+        if (match.needs_key && !match.key_in_statement && !caller.resolve(db)) {
             out.response = *caller.error();
             return out;
         }
+        out.response = run_handler(match, ctx);
     }
-    HandlerContext ctx{request, caller, db, 0, max_body_bytes};
-    out.response = run_handler(match, ctx);
     // The contract checks the key (401) and its shop (404) before anything the handler checks.
     // A handler that resolves the key inside its own statement checks what it can before that
     // statement runs (path id, body, fields, query) and may find no row; whatever it answers,

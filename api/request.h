@@ -35,6 +35,7 @@ struct Request {
     std::optional<std::size_t> content_length;  // as announced; nullopt when absent
     std::optional<std::string> x_api_key;
     std::optional<std::string> authorization;
+    std::optional<std::string> idempotency_key;  // as sent (extensions.md §E2), even if empty
     std::string request_id;  // the client's X-Request-Id when acceptable, else generated
 
     BodySource* body_source = nullptr;

@@ -12,6 +12,7 @@
 #include "db/auth_sql.h"
 #include "db/comment_sql.h"
 #include "db/customer_sql.h"
+#include "db/idempotency_sql.h"
 #include "db/secret_sql.h"
 #include "db/survey_sql.h"
 #include "db/ticket_sql.h"
@@ -79,6 +80,10 @@ constexpr StatementSpec kStatements[] = {
     {Stmt::key_by_id, "key_by_id", kReads, sql_text::key_by_id},
     {Stmt::key_revoke, "key_revoke", kWrites, sql_text::key_revoke},
     {Stmt::user_insert, "user_insert", kWrites, sql_text::user_insert},
+    {Stmt::idempotency_claim, "idempotency_claim", kWrites, sql_text::idempotency_claim},
+    {Stmt::idempotency_store, "idempotency_store", kWrites, sql_text::idempotency_store},
+    {Stmt::idempotency_answer, "idempotency_answer", kReads, sql_text::idempotency_answer},
+    {Stmt::idempotency_purge, "idempotency_purge", kWrites, sql_text::idempotency_purge},
     {Stmt::installation_secret, "installation_secret", kReads, sql_text::installation_secret},
 };
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
@@ -93,12 +98,27 @@ constexpr bool starts_with(const char* text, const char* prefix) {
     return true;
 }
 
+// The statement proper of "SET STATEMENT var = value FOR <statement>" (MariaDB: a session
+// variable for one statement), else the text itself.
+constexpr const char* statement_proper(const char* text) {
+    if (!starts_with(text, "SET STATEMENT ")) {
+        return text;
+    }
+    for (const char* p = text; *p != '\0'; ++p) {
+        if (starts_with(p, " FOR ")) {
+            return p + 5;
+        }
+    }
+    return text;
+}
+
 // A statement marked kReads that wrote would let a request be run twice after a lost connection.
 constexpr bool write_flags_match_sql() {
-    for (const StatementSpec& s : kStatements) {
-        bool changes_data = starts_with(s.sql, "INSERT") || starts_with(s.sql, "UPDATE") ||
-                            starts_with(s.sql, "DELETE") || starts_with(s.sql, "REPLACE");
-        if (s.writes != changes_data || (!changes_data && !starts_with(s.sql, "SELECT"))) {
+    for (const StatementSpec& entry : kStatements) {
+        const char* text = statement_proper(entry.sql);
+        bool changes_data = starts_with(text, "INSERT") || starts_with(text, "UPDATE") ||
+                            starts_with(text, "DELETE") || starts_with(text, "REPLACE");
+        if (entry.writes != changes_data || (!changes_data && !starts_with(text, "SELECT"))) {
             return false;
         }
     }
@@ -209,6 +229,8 @@ void Db::failed(const sql::SQLException& e, const char* what, WriteLedger::Mark 
 
 void Db::disconnect() {
     ledger_.transaction_abandoned();
+    transaction_depth_ = 0;
+    rollback_only_ = false;
     for (auto& s : statements_) {
         s.reset();
     }
@@ -330,12 +352,18 @@ void Db::execute(const std::string& sql_text, const char* what) {
 }
 
 void Db::begin(bool read_only) {
+    if (transaction_depth_ > 0) {
+        ++transaction_depth_;  // joins the open transaction (read_only or not: it is one)
+        return;
+    }
     // A read-only transaction reads one snapshot from its start: a page and the counts beside
     // it can never disagree.
     execute(
         read_only ? "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY" : "START TRANSACTION",
         "begin");
     ledger_.transaction_opened();
+    transaction_depth_ = 1;
+    rollback_only_ = false;
 }
 
 void Db::commit() {
@@ -343,6 +371,14 @@ void Db::commit() {
     // answer there (MySQL_Connection::commit() is `checkClosed(); proxy->commit();`), so a
     // COMMIT the server refused would look like success. The same one round trip either way
     // (mysql_commit() sends this very query).
+    if (transaction_depth_ > 1) {
+        --transaction_depth_;  // the outermost transaction commits, or not
+        return;
+    }
+    if (rollback_only_) {
+        throw std::logic_error("COMMIT of a transaction an inner scope rolled back");
+    }
+    transaction_depth_ = 0;
     const WriteLedger::Mark before = ledger_.mark();
     ledger_.sending_commit();
     try {
@@ -362,6 +398,13 @@ void Db::commit() {
 }
 
 void Db::rollback() noexcept {
+    if (transaction_depth_ > 1) {
+        --transaction_depth_;
+        rollback_only_ = true;  // the outermost rolls back what this scope did
+        return;
+    }
+    transaction_depth_ = 0;
+    rollback_only_ = false;
     ledger_.transaction_abandoned();
     if (!connection_ || lost_) {
         return;  // the server rolls back what it had when the connection went

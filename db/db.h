@@ -70,6 +70,11 @@ enum class Stmt {
     key_by_id,
     key_revoke,
     user_insert,
+    // Idempotency-Key
+    idempotency_claim,
+    idempotency_store,
+    idempotency_answer,
+    idempotency_purge,
     // installation
     installation_secret,
     count_  // not a statement: the number of them
@@ -207,6 +212,11 @@ class Db {
     // the ledger: only supportcrm-admin sends data-changing plain statements.
     void execute(const std::string& sql_text, const char* what);
 
+    // Transactions nest: only the outermost begin() sends START TRANSACTION and only the
+    // outermost commit() or rollback() ends it. An inner begin/commit is a no-op, so that a
+    // repository's own Transaction joins one the request boundary opened (Idempotency-Key: the
+    // write and its stored answer commit together); an inner rollback() makes the whole
+    // transaction rollback-only. Single autocommit statements simply run inside it.
     void begin(bool read_only = false);
     // Sends COMMIT and reports the server's answer: CommitFailed or DbUnavailable when the
     // transaction is not known to be committed.
@@ -214,6 +224,8 @@ class Db {
     // Sends ROLLBACK; a failure is logged and the connection dropped (the server then rolls back
     // on its own), never thrown.
     void rollback() noexcept;
+    // An inner transaction rolled back: the outermost must not commit.
+    bool rollback_only() const { return rollback_only_; }
 
     sql::Connection& connection();
 
@@ -250,6 +262,8 @@ class Db {
     WriteLedger ledger_;
     // The connection was lost in this request: ROLLBACK is not attempted on it.
     bool lost_ = false;
+    int transaction_depth_ = 0;
+    bool rollback_only_ = false;
     std::unique_ptr<sql::Connection> connection_;
     std::string cursor_secret_;
     std::unique_ptr<sql::Statement> plain_;

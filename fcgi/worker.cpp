@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "api/dispatch.h"
+#include "api/idempotency.h"
 #include "api/request.h"
 #include "api/response_writer.h"
 #include "common/log.h"
@@ -61,6 +62,7 @@ Request read_request(FCGX_Request& fcgi) {
     }
     r.x_api_key = param(fcgi.envp, "HTTP_X_API_KEY");
     r.authorization = param(fcgi.envp, "HTTP_AUTHORIZATION");
+    r.idempotency_key = param(fcgi.envp, "HTTP_IDEMPOTENCY_KEY");
     std::optional<std::string> client_id;
     if (auto sent = param(fcgi.envp, "HTTP_X_REQUEST_ID")) {
         client_id = acceptable_request_id(*sent);
@@ -211,6 +213,8 @@ int run_worker(int listen_fd, int ready_fd, const Config& config) {
         }
         serve(fcgi, db, config);
         FCGX_Finish_r(&fcgi);
+        // After the answer went out, not on any request's latency path.
+        idempotency::maintain(db);
     }
     // A connection whose wake-up coincided with our stop signal may be waiting with no other
     // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued.

@@ -6,6 +6,9 @@
 --   BENCH_BODY    none (default) | customer (a unique email per request) | comment
 --   BENCH_KEY     API key sent as x-api-key (empty: no key header)
 --   BENCH_NONCE   unique per wrk invocation: keeps generated emails unique across runs
+--   BENCH_IDEMPOTENCY  none (default) | fresh (a new Idempotency-Key on every request) |
+--                 replay (one key and one body for the whole run: every request after the
+--                 first gets the stored answer, extensions.md E2)
 --
 -- Counts, besides wrk's own socket errors, every non-2xx response and every 2xx response
 -- whose body lacks "success":true (wrk's error count misses both), and prints one line
@@ -30,7 +33,7 @@ local prepared = {}
 local n = 0
 local i = 0
 local counter = 0
-local method, body_kind, nonce, headers
+local method, body_kind, nonce, headers, idempotency
 
 function init(args)
     local file = os.getenv("BENCH_PATHS")
@@ -62,9 +65,23 @@ function init(args)
     if body_kind ~= "none" then
         headers["Content-Type"] = "application/json"
     end
+    idempotency = os.getenv("BENCH_IDEMPOTENCY") or "none"
+    if idempotency == "" then
+        idempotency = "none"
+    end
     -- Threads start at different places of the path list.
     i = (((tid or 1) - 1) * 7919) % n
-    if body_kind == "none" then
+    if idempotency == "replay" then
+        -- The same request every time, from every thread: one key, the first path, one body.
+        headers["Idempotency-Key"] = "bench-replay-" .. nonce
+        local body = string.format(
+            '{"email":"bench-replay-%s@bench.example","first_name":"Bench","last_name":"User"}',
+            nonce)
+        for k = 1, n do
+            prepared[k] = wrk.format(method, paths[1], headers, body)
+        end
+        body_kind = "none"
+    elseif body_kind == "none" then
         -- Requests without a body never change: format them once.
         for k = 1, n do
             prepared[k] = wrk.format(method, paths[k], headers, nil)
@@ -78,6 +95,9 @@ function request()
         return prepared[i]
     end
     counter = counter + 1
+    if idempotency == "fresh" then
+        headers["Idempotency-Key"] = string.format("bench-%s-%d-%d", nonce, tid or 1, counter)
+    end
     local body
     if body_kind == "customer" then
         body = string.format(

@@ -180,6 +180,14 @@ it::fcgi::Request new_ticket(const it::tickets::World& w) {
                 it::object({{"customerId", Json::Int64(w.customer_id)}, {"Channel", "Mail"}}));
 }
 
+// A ticket with a HumanTicket: two INSERTs in one transaction.
+it::fcgi::Request new_opened_ticket(const it::tickets::World& w) {
+    return post(it::tickets::kTicketsPath, w.shop,
+                it::object({{"customerId", Json::Int64(w.customer_id)},
+                            {"Channel", "Mail"},
+                            {"isOpenedTicket", true}}));
+}
+
 ::testing::AssertionResult answered(const it::fcgi::Response& r, int status) {
     if (!r.complete()) {
         return ::testing::AssertionFailure() << "incomplete response: " << r.describe();
@@ -327,10 +335,7 @@ TEST_F(WriteSafety, LostInsideATransactionBeforeCommitIsRunAgainAndWrittenOnce) 
     // The ticket's second INSERT ran in the open transaction, then its answer was lost: MariaDB
     // rolls the transaction back when the connection goes, so the request may run again.
     const it::tickets::World w = it::tickets::make_world();
-    it::fcgi::Request opened = new_ticket(w);
-    opened.body = it::to_json(it::object({{"customerId", Json::Int64(w.customer_id)},
-                                          {"Channel", "Mail"},
-                                          {"isOpenedTicket", true}}));
+    const it::fcgi::Request opened = new_opened_ticket(w);
     proxy_->arm(Action::drop_after_answer, Command::execute_of(kHumanTicketInsert));
     EXPECT_TRUE(answered(send(opened), 201));
     EXPECT_TRUE(proxy_->fired());
@@ -510,6 +515,72 @@ TEST_F(WriteSafety, DeadlockedTransactionIsRunAgainAndWrittenOnce) {
     EXPECT_EQ(db_.scalar("SELECT last_message FROM conversations WHERE id = ?", {ticket}), text);
     EXPECT_TRUE(logged("database error in message_insert: code 1213"));
     EXPECT_TRUE(logged("the server rolled the transaction back: running the request again"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency-Key (extensions.md §E2): the stored answer commits with the write, so a retry
+// with the same key after a 503 whose COMMIT outcome was unknown never writes twice.
+
+it::fcgi::Request keyed(it::fcgi::Request r, const std::string& idempotency_key) {
+    r.extra_params.emplace_back("HTTP_IDEMPOTENCY_KEY", idempotency_key);
+    return r;
+}
+
+bool is_replay(const it::fcgi::Response& r) {
+    auto h = r.headers.find("idempotency-replayed");
+    return h != r.headers.end() && h->second == "true";
+}
+
+TEST_F(WriteSafety, KeyedCommitWhoseAnswerWasLostIs503AndTheRetryGetsTheStoredAnswer) {
+    const it::tickets::World w = it::tickets::make_world();
+    const it::fcgi::Request request = keyed(new_ticket(w), "lost-" + it::unique_suffix());
+    proxy_->arm(Action::drop_after_answer, Command::query_text("COMMIT"));
+    EXPECT_TRUE(unavailable(send(request)));
+    EXPECT_TRUE(proxy_->fired());
+    EXPECT_EQ(tickets_of(w), 1) << "committed once, never run again";
+
+    const it::fcgi::Response retry = send(request);
+    ASSERT_TRUE(answered(retry, 201));
+    EXPECT_TRUE(is_replay(retry)) << retry.describe();
+    EXPECT_EQ(tickets_of(w), 1) << "the retry wrote nothing";
+    const Json::Value ticket = it::parse_json(retry.body)["ticket"];
+    EXPECT_EQ(db_.scalar("SELECT id FROM conversations WHERE customer_id = ?",
+                         {std::to_string(w.customer_id)}),
+              ticket["id"].asString())
+        << "the stored answer names the ticket that was written";
+    EXPECT_TRUE(answered(send(request), 201)) << "and again";
+    EXPECT_EQ(tickets_of(w), 1);
+}
+
+TEST_F(WriteSafety, KeyedCommitThatNeverReachedTheServerIs503AndTheRetryIsProcessed) {
+    const it::tickets::World w = it::tickets::make_world();
+    const it::fcgi::Request request = keyed(new_ticket(w), "unsent-" + it::unique_suffix());
+    proxy_->arm(Action::drop_before, Command::query_text("COMMIT"));
+    EXPECT_TRUE(unavailable(send(request)));
+    EXPECT_TRUE(proxy_->fired());
+    EXPECT_EQ(tickets_of(w), 0);
+
+    const it::fcgi::Response retry = send(request);
+    ASSERT_TRUE(answered(retry, 201));
+    EXPECT_FALSE(is_replay(retry)) << "nothing was stored: processed afresh";
+    EXPECT_EQ(tickets_of(w), 1);
+}
+
+TEST_F(WriteSafety, KeyedRequestLostInsideItsTransactionIsRunAgainAndItsClaimDoesNotBlock) {
+    // The connection holding the claim dies with the transaction; the re-run claims the key
+    // again on the new connection (the server rolled the old claim back), writes once.
+    const it::tickets::World w = it::tickets::make_world();
+    const it::fcgi::Request opened = keyed(new_opened_ticket(w), "rerun-" + it::unique_suffix());
+    proxy_->arm(Action::drop_after_answer, Command::execute_of(kHumanTicketInsert));
+    const it::fcgi::Response first = send(opened);
+    ASSERT_TRUE(answered(first, 201));
+    EXPECT_FALSE(is_replay(first));
+    EXPECT_TRUE(proxy_->fired());
+    const it::fcgi::Response again = send(opened);
+    ASSERT_TRUE(answered(again, 201));
+    EXPECT_TRUE(is_replay(again));
+    EXPECT_EQ(again.body, first.body);
+    EXPECT_EQ(tickets_of(w), 1);
 }
 
 }  // namespace

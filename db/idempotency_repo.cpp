@@ -1,0 +1,86 @@
+#include "db/idempotency_repo.h"
+
+#include <stdexcept>
+
+#include "db/idempotency_sql.h"
+
+namespace supportcrm {
+namespace {
+
+constexpr int kErLockWaitTimeout = 1205;
+
+}  // namespace
+
+IdempotencyClaim claim_idempotency_key(Db& db, const std::string& key_digest,
+                                       const std::string& idem_key,
+                                       const std::string& request_hash) {
+    IdempotencyClaim out;
+    try {
+        db.run(Stmt::idempotency_claim, [&](sql::PreparedStatement& st) {
+            st.setString(1, idem_key);
+            st.setString(2, request_hash);
+            st.setString(3, key_digest);
+            ResultSetPtr rs(st.executeQuery());
+            if (rs->next()) {
+                namespace col = layout::idempotency_claim;
+                Shop shop;
+                shop.id = rs->getUInt64(col::shop_id);
+                shop.domain = rs->getString(col::shop_domain);
+                shop.brand_id = optional_uint(*rs, col::shop_brand_id);
+                out.shop = std::move(shop);
+                out.result = IdempotencyClaim::Result::claimed;
+            }
+        });
+    } catch (const UniqueViolation&) {
+        out.result = IdempotencyClaim::Result::taken;
+    } catch (const DbError& e) {
+        // Only this statement is undone (innodb_rollback_on_timeout is off); the caller rolls
+        // the transaction back.
+        if (e.error_code != kErLockWaitTimeout) {
+            throw;
+        }
+        out.result = IdempotencyClaim::Result::in_progress;
+    }
+    return out;
+}
+
+std::optional<StoredAnswer> find_idempotency_answer(Db& db, std::uint64_t shop_id,
+                                                    const std::string& idem_key) {
+    return db.run(Stmt::idempotency_answer,
+                  [&](sql::PreparedStatement& st) -> std::optional<StoredAnswer> {
+                      st.setUInt64(1, shop_id);
+                      st.setString(2, idem_key);
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      namespace col = layout::idempotency_answer;
+                      StoredAnswer a;
+                      a.request_hash = rs->getString(col::request_hash);
+                      a.status = rs->getInt(col::status);
+                      a.body = rs->getString(col::body);
+                      return a;
+                  });
+}
+
+void store_idempotency_answer(Db& db, std::uint64_t shop_id, const std::string& idem_key,
+                              int status, const std::string& body) {
+    const int rows = db.run(Stmt::idempotency_store, [&](sql::PreparedStatement& st) {
+        st.setInt(1, status);
+        st.setString(2, body);
+        st.setUInt64(3, shop_id);
+        st.setString(4, idem_key);
+        return st.executeUpdate();
+    });
+    if (rows != 1) {
+        throw std::logic_error("the claimed Idempotency-Key row is gone before its answer");
+    }
+}
+
+std::uint64_t purge_expired_idempotency_keys(Db& db) {
+    return db.run(Stmt::idempotency_purge, [](sql::PreparedStatement& st) {
+        return static_cast<std::uint64_t>(st.executeUpdate());
+    });
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,52 @@
+// The Idempotency-Key statements (sql/004, extensions.md §E2) and the layout of their rows.
+// Internal to db/: included by db.cpp (the statement table) and idempotency_repo.cpp.
+#pragma once
+
+#include "db/auth_sql.h"
+#include "db/columns.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+namespace sql_text {
+
+// Claims the key for the key's live shop inside the request's transaction: the uncommitted row
+// is the "in progress" state. A second claim of the same key waits at most a second for the
+// first's row lock (long enough for a request that is about to finish, or for a gap lock another
+// claim holds for a moment) and then fails with ER_LOCK_WAIT_TIMEOUT: 409. A committed row makes
+// it fail with ER_DUP_ENTRY: the stored answer is read. No row returned: no live shop for the key.
+inline constexpr char idempotency_claim[] =
+    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
+    "INSERT INTO idempotency_keys (shop_id, idem_key, request_hash, created_at) "
+    "SELECT ks.id, ?, ?, UTC_TIMESTAMP(3) FROM " SUPPORTCRM_KEY_TABLES
+    " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "
+    "RETURNING shop_id, (SELECT domain FROM shops WHERE shops.id = idempotency_keys.shop_id), "
+    "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id)";
+// The answer, in the claiming transaction: committed with the write or not at all.
+inline constexpr char idempotency_store[] =
+    "UPDATE idempotency_keys SET status = ?, body = ? WHERE shop_id = ? AND idem_key = ?";
+inline constexpr char idempotency_answer[] =
+    "SELECT request_hash, status, body FROM idempotency_keys WHERE shop_id = ? AND idem_key = ?";
+// Retention (docs/operations.md "Key retention"): kept 25 hours, deleted in small batches.
+// Its range scan may meet the row lock of a claim in progress (when no committed row is younger
+// than the cutoff): it waits for it at most a second, so a worker never stalls on retention.
+inline constexpr char idempotency_purge[] =
+    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
+    "DELETE FROM idempotency_keys WHERE created_at < UTC_TIMESTAMP(3) - INTERVAL 25 HOUR "
+    "LIMIT 500";
+
+}  // namespace sql_text
+
+// clang-format on
+
+namespace layout::idempotency_claim {
+enum : unsigned { shop_id = 1, shop_domain, shop_brand_id };
+static_assert(shop_brand_id == result_columns(sql_text::idempotency_claim));
+}  // namespace layout::idempotency_claim
+namespace layout::idempotency_answer {
+enum : unsigned { request_hash = 1, status, body };
+static_assert(body == result_columns(sql_text::idempotency_answer));
+}  // namespace layout::idempotency_answer
+
+}  // namespace supportcrm
