@@ -627,6 +627,9 @@ start_nginx() {
     [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
     check_socket_path "$dir/supportcrm.sock"
     write_nginx_conf "$dir" "$port" "$rate_port"
+    # A private stack's pool is usually a fresh build: its cached API description (up to
+    # max-age=300 old) must not outlive the binary that served it.
+    rm -rf -- "$dir/nginx/cache/supportcrm"
 
     if ! nginx_cmd "$dir" -t -q >"$dir/nginx-test.log" 2>&1; then
         cat "$dir/nginx-test.log" >&2
