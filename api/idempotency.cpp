@@ -107,11 +107,11 @@ Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body
     }  // a claim that failed rolled back: nothing of this request was written
     std::optional<StoredAnswer> answer;
     if (claim.result == IdempotencyClaim::Result::taken) {
-        const Shop* shop = caller.resolve(db);
-        if (!shop) {
+        Keyed<StoredAnswer> found = find_idempotency_answer(db, caller.key_digest(), key);
+        if (!caller.learn(found.key)) {
             return *caller.error();
         }
-        answer = find_idempotency_answer(db, shop->id, key);
+        answer = std::move(found.value);
     }
     switch (decide(claim.result, answer, hash)) {
         case Verdict::key_error:

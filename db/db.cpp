@@ -82,7 +82,8 @@ constexpr StatementSpec kStatements[] = {
     {Stmt::user_insert, "user_insert", kWrites, sql_text::user_insert},
     {Stmt::idempotency_claim, "idempotency_claim", kWrites, sql_text::idempotency_claim},
     {Stmt::idempotency_store, "idempotency_store", kWrites, sql_text::idempotency_store},
-    {Stmt::idempotency_answer, "idempotency_answer", kReads, sql_text::idempotency_answer},
+    {Stmt::idempotency_answer_for_key, "idempotency_answer_for_key", kReads,
+     sql_text::idempotency_answer_for_key},
     {Stmt::idempotency_purge, "idempotency_purge", kWrites, sql_text::idempotency_purge},
     {Stmt::installation_secret, "installation_secret", kReads, sql_text::installation_secret},
 };

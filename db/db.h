@@ -73,7 +73,7 @@ enum class Stmt {
     // Idempotency-Key
     idempotency_claim,
     idempotency_store,
-    idempotency_answer,
+    idempotency_answer_for_key,
     idempotency_purge,
     // installation
     installation_secret,

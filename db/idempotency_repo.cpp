@@ -44,23 +44,27 @@ IdempotencyClaim claim_idempotency_key(Db& db, const std::string& key_digest,
     return out;
 }
 
-std::optional<StoredAnswer> find_idempotency_answer(Db& db, std::uint64_t shop_id,
-                                                    const std::string& idem_key) {
-    return db.run(Stmt::idempotency_answer,
-                  [&](sql::PreparedStatement& st) -> std::optional<StoredAnswer> {
-                      st.setUInt64(1, shop_id);
-                      st.setString(2, idem_key);
-                      ResultSetPtr rs(st.executeQuery());
-                      if (!rs->next()) {
-                          return std::nullopt;
-                      }
-                      namespace col = layout::idempotency_answer;
-                      StoredAnswer a;
-                      a.request_hash = rs->getString(col::request_hash);
-                      a.status = rs->getInt(col::status);
-                      a.body = rs->getString(col::body);
-                      return a;
-                  });
+Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_digest,
+                                            const std::string& idem_key) {
+    return db.run(Stmt::idempotency_answer_for_key, [&](sql::PreparedStatement& st) {
+        st.setString(1, idem_key);
+        st.setString(2, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<StoredAnswer> found;
+        if (!rs->next()) {
+            return found;
+        }
+        namespace col = layout::idempotency_answer_for_key;
+        found.key = read_keyed_shop(*rs, col::key);
+        if (!rs->isNull(col::request_hash)) {
+            StoredAnswer a;
+            a.request_hash = rs->getString(col::request_hash);
+            a.status = rs->getInt(col::status);
+            a.body = rs->getString(col::body);
+            found.value = std::move(a);
+        }
+        return found;
+    });
 }
 
 void store_idempotency_answer(Db& db, std::uint64_t shop_id, const std::string& idem_key,

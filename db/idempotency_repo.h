@@ -33,9 +33,10 @@ struct StoredAnswer {
     std::string body;
 };
 
-// The committed answer for the key, if any.
-std::optional<StoredAnswer> find_idempotency_answer(Db& db, std::uint64_t shop_id,
-                                                    const std::string& idem_key);
+// The API key's shop (as a keyed statement reports it, for Caller::learn) and the committed
+// answer of its shop's Idempotency-Key, if any.
+Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_digest,
+                                            const std::string& idem_key);
 
 // Completes the claimed row, in the claiming transaction. Throws if the row is not there.
 void store_idempotency_answer(Db& db, std::uint64_t shop_id, const std::string& idem_key,

@@ -26,8 +26,12 @@ inline constexpr char idempotency_claim[] =
 // The answer, in the claiming transaction: committed with the write or not at all.
 inline constexpr char idempotency_store[] =
     "UPDATE idempotency_keys SET status = ?, body = ? WHERE shop_id = ? AND idem_key = ?";
-inline constexpr char idempotency_answer[] =
-    "SELECT request_hash, status, body FROM idempotency_keys WHERE shop_id = ? AND idem_key = ?";
+// A retry's read after its claim met a committed row: the key's own columns (the claim that
+// failed settled nothing) and the stored answer, in one round trip.
+inline constexpr char idempotency_answer_for_key[] =
+    "SELECT i.request_hash, i.status, i.body, " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
+    " LEFT JOIN idempotency_keys i ON i.shop_id = ks.id AND i.idem_key = ? WHERE "
+    SUPPORTCRM_KEY_MATCH;
 // Retention (docs/operations.md "Key retention"): kept 25 hours, deleted in small batches.
 // Its range scan may meet the row lock of a claim in progress (when no committed row is younger
 // than the cutoff): it waits for it at most a second, so a worker never stalls on retention.
@@ -44,9 +48,10 @@ namespace layout::idempotency_claim {
 enum : unsigned { shop_id = 1, shop_domain, shop_brand_id };
 static_assert(shop_brand_id == result_columns(sql_text::idempotency_claim));
 }  // namespace layout::idempotency_claim
-namespace layout::idempotency_answer {
+namespace layout::idempotency_answer_for_key {
 enum : unsigned { request_hash = 1, status, body };
-static_assert(body == result_columns(sql_text::idempotency_answer));
-}  // namespace layout::idempotency_answer
+constexpr ColumnRun key{body + 1, kKeyColumns};
+static_assert(key.last() == result_columns(sql_text::idempotency_answer_for_key));
+}  // namespace layout::idempotency_answer_for_key
 
 }  // namespace supportcrm

@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "api/dispatch.h"
 #include "api/idempotency.h"
@@ -51,6 +54,27 @@ std::optional<std::string> param(FCGX_ParamArray env, const char* name) {
     return std::string(v);
 }
 
+// A field sent more than once, as one value: its lines joined with ", " (RFC 9110 5.3), which
+// is what nginx 1.23+ hands over itself; 1.22 passes each line as a parameter of its own, and
+// FCGX_GetParam would see only the first.
+std::optional<std::string> combined_param(FCGX_ParamArray env, std::string_view name) {
+    std::optional<std::string> out;
+    for (char** p = env; p != nullptr && *p != nullptr; ++p) {
+        std::string_view entry(*p);
+        if (entry.size() <= name.size() || entry.substr(0, name.size()) != name ||
+            entry[name.size()] != '=') {
+            continue;
+        }
+        std::string_view value = entry.substr(name.size() + 1);
+        if (out) {
+            out->append(", ").append(value);
+        } else {
+            out.emplace(value);
+        }
+    }
+    return out;
+}
+
 Request read_request(FCGX_Request& fcgi) {
     Request r;
     r.method = param(fcgi.envp, "REQUEST_METHOD").value_or("GET");
@@ -62,7 +86,7 @@ Request read_request(FCGX_Request& fcgi) {
     }
     r.x_api_key = param(fcgi.envp, "HTTP_X_API_KEY");
     r.authorization = param(fcgi.envp, "HTTP_AUTHORIZATION");
-    r.idempotency_key = param(fcgi.envp, "HTTP_IDEMPOTENCY_KEY");
+    r.idempotency_key = combined_param(fcgi.envp, "HTTP_IDEMPOTENCY_KEY");
     std::optional<std::string> client_id;
     if (auto sent = param(fcgi.envp, "HTTP_X_REQUEST_ID")) {
         client_id = acceptable_request_id(*sent);

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "csat_fixtures.h"
@@ -89,6 +90,25 @@ TEST(IdempotencyKey, AControlCharacterInTheKeyIs400) {
     EXPECT_TRUE(
         it::is_error(post_keyed(kCustomers, shop, "a\x7f", customer_body(it::unique_email())), 400,
                      "invalid_idempotency_key", "Invalid Idempotency-Key"));
+}
+
+// A key sent twice is no key (RFC 9110 5.3: its lines combine into "a, b", which has a space),
+// whether nginx combines the lines itself (1.23+) or hands each one over (1.22).
+TEST(IdempotencyKey, ARepeatedHeaderIs400AndWritesNothing) {
+    const it::Shop shop = it::make_shop();
+    const std::string body = customer_body(it::unique_email());
+    for (const auto& [first, second] : {std::pair<std::string, std::string>{"k-a", "k-b"},
+                                        std::pair<std::string, std::string>{"k-same", "k-same"}}) {
+        it::Headers h = keyed(shop, first);
+        h.emplace_back("Idempotency-Key", second);
+        EXPECT_TRUE(it::is_error(it::http("POST", kCustomers, h, body), 400,
+                                 "invalid_idempotency_key", "Invalid Idempotency-Key"))
+            << first << " + " << second;
+    }
+    it::Db db;
+    EXPECT_EQ(customers_of(db, shop), 0);
+    EXPECT_TRUE(it::is_success(post_keyed(kCustomers, shop, "k-a", body), 201))
+        << "a key that came in a refused pair was never claimed";
 }
 
 TEST(IdempotencyKey, TheLongestAndTheOddestValidKeysAreAccepted) {
