@@ -235,11 +235,12 @@ Config load_config(const po::variables_map& command_line) {
     }
     c.slowlog_threshold = vm["slowlog-threshold"].as<unsigned>();
     if (c.slowlog_threshold > 3'600'000) {
-        throw ConfigError("slowlog-threshold: at most 3600000 (an hour, in milliseconds)");
+        // (Also a negative value: Boost reads "-5" into an unsigned as 2^32 - 5.)
+        throw ConfigError("slowlog-threshold: must be between 0 and 3600000 (milliseconds)");
     }
     c.request_terminate_timeout = vm["request-terminate-timeout"].as<unsigned>();
     if (c.request_terminate_timeout > 86'400) {
-        throw ConfigError("request-terminate-timeout: at most 86400 (a day, in seconds)");
+        throw ConfigError("request-terminate-timeout: must be between 0 and 86400 (seconds)");
     }
     if (c.request_terminate_timeout != 0 && c.slowlog_threshold != 0 &&
         c.slowlog_threshold >= c.request_terminate_timeout * 1000U) {

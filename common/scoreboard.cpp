@@ -53,6 +53,7 @@ const char* status_label(std::size_t index) {
 }
 
 std::size_t status_index(int status) {
+    // 2xx first: nearly every answer is one of them.
     for (std::size_t i = 0; i + 1 < kStatuses; ++i) {
         if (kStatusCodes[i] == status) {
             return i;
@@ -62,9 +63,16 @@ std::size_t status_index(int status) {
 }
 
 std::size_t bucket_index(std::int64_t duration_ns) {
-    const double seconds = static_cast<double>(duration_ns) / 1e9;
+    // The bounds in nanoseconds, computed once: no floating point on the request path.
+    static const std::array<std::int64_t, kBucketBounds.size()> bounds_ns = [] {
+        std::array<std::int64_t, kBucketBounds.size()> ns{};
+        for (std::size_t i = 0; i < ns.size(); ++i) {
+            ns[i] = static_cast<std::int64_t>(kBucketBounds[i] * 1e9 + 0.5);
+        }
+        return ns;
+    }();
     std::size_t i = 0;
-    while (i < kBucketBounds.size() && seconds > kBucketBounds[i]) {
+    while (i < bounds_ns.size() && duration_ns > bounds_ns[i]) {
         ++i;
     }
     return i;
@@ -351,16 +359,18 @@ void SlotWriter::idle() {
 void SlotWriter::begin(std::size_t method, std::size_t route, std::string_view request_id,
                        std::int64_t started_ns) {
     WorkerSlot& s = *slot_;
-    std::uint64_t words[WorkerSlot::kIdWords] = {};
-    std::memcpy(words, request_id.data(), std::min(request_id.size(), sizeof words - 1));
+    // Only the words the id uses and the one after it (its terminator): a shorter id than the
+    // previous one still reads back correctly.
+    const std::size_t length = std::min(request_id.size(), WorkerSlot::kIdWords * 8 - 1);
+    const std::size_t used = length / 8 + 1;
+    std::uint64_t words[WorkerSlot::kIdWords];
+    words[used - 1] = 0;
+    std::memcpy(words, request_id.data(), length);
     write_begin(s.seq);
     s.state.store(static_cast<std::uint32_t>(WorkerState::busy), relaxed);
     s.method.store(static_cast<std::uint32_t>(method), relaxed);
     s.route.store(static_cast<std::uint32_t>(route), relaxed);
     s.request_started_ns.store(started_ns, relaxed);
-    // Only the words the id uses and the one after it (its terminator): a shorter id than the
-    // previous one still reads back correctly.
-    const std::size_t used = std::min(request_id.size() / 8 + 1, WorkerSlot::kIdWords);
     for (std::size_t w = 0; w < used; ++w) {
         s.request_id[w].store(words[w], relaxed);
     }

@@ -25,8 +25,8 @@
 namespace supportcrm {
 namespace scoreboard {
 
-// The dimensions of the counters. Routes are the route table's entries (handlers/router.h,
-// route_label_index): 0 for a path no route matches; more entries than this count as 0 too.
+// The dimensions of the counters. Routes are the route table's entries (RouteMatch::label,
+// api/route.h): 0 for a path no route matches; more entries than this count as 0 too.
 constexpr std::size_t kRoutes = 40;
 constexpr std::size_t kMethods = 8;    // method_name()
 constexpr std::size_t kStatuses = 16;  // status_label()

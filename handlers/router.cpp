@@ -69,19 +69,6 @@ std::vector<RouteName> route_names() {
     return names;
 }
 
-std::size_t route_label_index(std::string_view path) {
-    std::size_t i = 0;
-    for (const Route& r : kRoutes) {
-        ++i;
-        std::string_view id;
-        std::string_view id_name;
-        if (matches(r.pattern, path, id, id_name)) {
-            return i;
-        }
-    }
-    return 0;
-}
-
 std::string_view route_label(std::size_t index) {
     constexpr std::size_t n = sizeof kRoutes / sizeof kRoutes[0];
     return index >= 1 && index <= n ? kRoutes[index - 1].pattern : std::string_view();
@@ -89,11 +76,16 @@ std::string_view route_label(std::size_t index) {
 
 RouteMatch route(std::string_view method, std::string_view path) {
     RouteMatch m;
+    std::size_t position = 0;
     for (const Route& r : kRoutes) {
+        ++position;
         std::string_view id;
         std::string_view id_name;
         if (!matches(r.pattern, path, id, id_name)) {
             continue;
+        }
+        if (m.label == 0) {
+            m.label = position;
         }
         if (method == r.method) {
             m.kind = RouteMatch::Kind::found;

@@ -19,10 +19,7 @@ struct RouteName {
 };
 std::vector<RouteName> route_names();
 
-// The counters' name of the route a path is on, whatever the method (extensions.md §E6: the
-// route's template, never a raw path): 1 + the position in the table of the first route
-// whose pattern matches, 0 when none does. route_label gives the pattern back ("" for 0).
-std::size_t route_label_index(std::string_view path);
-std::string_view route_label(std::size_t index);
+// The pattern of a RouteMatch's label ("" for 0, no route): what /status and /metrics show.
+std::string_view route_label(std::size_t label);
 
 }  // namespace supportcrm

@@ -3,11 +3,6 @@
 // slowlog-threshold = 1000 ms and request-terminate-timeout = 6 s. A request is held in the
 // database by a row lock taken from a second connection, never by a sleeping route.
 #include <arpa/inet.h>
-#include <cppconn/driver.h>
-#include <cppconn/exception.h>
-#include <cppconn/resultset.h>
-#include <cppconn/statement.h>
-#include <mysql_driver.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -19,9 +14,13 @@
 #include <fstream>
 #include <future>
 #include <regex>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/integration/harness.h"
+#include "tests/integration/row_lock.h"
 #include "tests/integration/tickets_fixtures.h"
 
 namespace {
@@ -71,45 +70,6 @@ double sample(const std::string& text, const std::string& name_and_labels) {
     return 0;
 }
 
-// A second session of our own (as root, on the stack's socket) holding a row lock, as in
-// idempotency_test.cpp.
-class RowLock {
-  public:
-    explicit RowLock(const std::string& select_for_update) {
-        sql::ConnectOptionsMap opts;
-        opts["hostName"] = sql::SQLString("localhost");
-        opts["socket"] = sql::SQLString(it::db_socket());
-        opts["userName"] = sql::SQLString("root");
-        opts["password"] = sql::SQLString("");
-        conn_.reset(sql::mysql::get_mysql_driver_instance()->connect(opts));
-        const auto ini = it::read_ini(it::env().config);
-        const auto name = ini.find("db-name");
-        conn_->setSchema(name == ini.end() ? std::string("supportcrm") : name->second);
-        conn_->setAutoCommit(false);
-        stmt_.reset(conn_->createStatement());
-        std::unique_ptr<sql::ResultSet> rs(stmt_->executeQuery(select_for_update));
-    }
-    ~RowLock() { release(); }
-    void release() {
-        if (stmt_) {
-            stmt_->execute("ROLLBACK");
-            stmt_.reset();
-        }
-    }
-
-    // Transactions waiting for a lock now (InnoDB refreshes INNODB_TRX at most every 100 ms).
-    int64_t waiting() {
-        std::unique_ptr<sql::Statement> probe(conn_->createStatement());
-        std::unique_ptr<sql::ResultSet> rs(probe->executeQuery(
-            "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"));
-        return rs->next() ? rs->getInt64(1) : 0;
-    }
-
-  private:
-    std::unique_ptr<sql::Connection> conn_;
-    std::unique_ptr<sql::Statement> stmt_;
-};
-
 // The worker of /status?full busy on `route` with a request running at least `at_least_ms`,
 // polled until `timeout`; null when none shows.
 Json::Value wait_for_busy(const std::string& route, long at_least_ms,
@@ -133,7 +93,7 @@ struct HeldComment {
     it::tickets::World world = it::tickets::make_world();
     std::string ticket = it::tickets::create_ticket_id(world);
     std::string request_id = "held-" + it::unique_suffix();
-    RowLock lock{"SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE"};
+    it::RowLock lock{"SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE"};
     std::future<HttpResponse> answer = std::async(std::launch::async, [this] {
         it::Headers headers = it::json_headers(world.shop);
         headers.emplace_back("X-Request-Id", request_id);
@@ -309,7 +269,7 @@ TEST(PoolStatus, ConnectionsWaitingForABusyPoolShowInTheListenQueue) {
     const unsigned workers = config_value("workers");
     const it::tickets::World world = it::tickets::make_world();
     const std::string ticket = it::tickets::create_ticket_id(world);
-    RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
+    it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
     // Every worker blocks on the same row lock...
     std::vector<std::future<HttpResponse>> held;
     for (unsigned i = 0; i < workers; ++i) {
