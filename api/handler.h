@@ -57,5 +57,7 @@ Response list_csat(HandlerContext& ctx);
 Response create_survey(HandlerContext& ctx);
 Response healthz(HandlerContext& ctx);
 Response get_openapi(HandlerContext& ctx);
+Response get_pool_status(HandlerContext& ctx);
+Response get_pool_metrics(HandlerContext& ctx);
 
 }  // namespace supportcrm

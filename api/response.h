@@ -15,6 +15,8 @@ struct Response {
     std::vector<std::pair<std::string, std::string>> headers;
     // API answers are never cached; only a document that changes with the binary says otherwise.
     const char* cache_control = "no-store";
+    // Every answer is JSON but one: the Prometheus text of GET /metrics (extensions.md §E6).
+    const char* content_type = "application/json; charset=utf-8";
 };
 
 }  // namespace supportcrm

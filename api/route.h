@@ -21,6 +21,10 @@ struct RouteMatch {
     std::string_view path_id;  // the {name} segment (points into the matched path)
     std::string_view id_name;  // its name ("ticketId"); empty for a route without a path id
     std::string allow;         // for method_not_allowed: "GET, POST"
+    // The counters' name of the route the path is on, whatever the method (extensions.md §E6:
+    // a template, never a raw path): 1 + the table position of the first route whose pattern
+    // matches; 0 when none does.
+    std::size_t label = 0;
 };
 
 using Router = RouteMatch (*)(std::string_view method, std::string_view path);

@@ -57,6 +57,12 @@ KeyList declare_keys() {
     keys.add("ready-timeout", d.ready_timeout,
              "seconds new workers get to connect to the database: then a start fails (exit 1) "
              "and a reload is abandoned (the old workers keep serving)");
+    keys.add("slowlog-threshold", d.slowlog_threshold,
+             "milliseconds: a request slower than this is logged once, with its request id, "
+             "route and the time of each SQL statement it ran; 0 = off");
+    keys.add("request-terminate-timeout", d.request_terminate_timeout,
+             "seconds: the master kills a worker busy on one request longer than this and "
+             "starts another (the client gets 503); 0 = off");
     keys.add("db-host", d.db.host, "MariaDB host (unused when db-socket is set)");
     keys.add("db-port", d.db.port, "MariaDB TCP port");
     keys.add("db-socket", d.db.socket, "MariaDB unix socket path");
@@ -227,6 +233,22 @@ Config load_config(const po::variables_map& command_line) {
     if (c.ready_timeout == 0) {
         throw ConfigError("ready-timeout: must be at least 1");
     }
+    c.slowlog_threshold = vm["slowlog-threshold"].as<unsigned>();
+    if (c.slowlog_threshold > 3'600'000) {
+        // (Also a negative value: Boost reads "-5" into an unsigned as 2^32 - 5.)
+        throw ConfigError("slowlog-threshold: must be between 0 and 3600000 (milliseconds)");
+    }
+    c.request_terminate_timeout = vm["request-terminate-timeout"].as<unsigned>();
+    if (c.request_terminate_timeout > 86'400) {
+        throw ConfigError("request-terminate-timeout: must be between 0 and 86400 (seconds)");
+    }
+    if (c.request_terminate_timeout != 0 && c.slowlog_threshold != 0 &&
+        c.slowlog_threshold >= c.request_terminate_timeout * 1000U) {
+        throw ConfigError(
+            "slowlog-threshold: must be below request-terminate-timeout (in milliseconds: " +
+            std::to_string(c.request_terminate_timeout * 1000U) +
+            "), or a slow request is killed before it is logged");
+    }
 
     c.db.host = vm["db-host"].as<std::string>();
     c.db.port = vm["db-port"].as<unsigned>();
@@ -266,7 +288,8 @@ std::string describe(const Config& c) {
         << (c.db.socket.empty() ? c.db.host + ":" + std::to_string(c.db.port) : c.db.socket) << "/"
         << c.db.name << " db-user=" << c.db.user << " max-body-bytes=" << c.max_body_bytes
         << " shutdown-timeout=" << c.shutdown_timeout << "s ready-timeout=" << c.ready_timeout
-        << "s";
+        << "s slowlog-threshold=" << c.slowlog_threshold
+        << "ms request-terminate-timeout=" << c.request_terminate_timeout << "s";
     return out.str();
 }
 

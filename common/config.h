@@ -30,6 +30,9 @@ struct Config {
     unsigned workers = 0;  // resolved to the CPU count by load_config
     unsigned shutdown_timeout = 30;
     unsigned ready_timeout = 30;
+    // extensions.md §E6, as php-fpm's request_slowlog_timeout / request_terminate_timeout.
+    unsigned slowlog_threshold = 0;          // ms; 0: no slow log
+    unsigned request_terminate_timeout = 0;  // s; 0: never kill a busy worker
     DbSettings db;
     std::string db_password_file;
     std::size_t max_body_bytes = 1048576;

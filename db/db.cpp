@@ -203,8 +203,30 @@ std::string describe(const sql::SQLException& e, const char* what) {
 
 }  // namespace
 
+std::int64_t Db::statement_started(Stmt id) {
+    const std::int64_t now = scoreboard::monotonic_ns();
+    if (probe_ != nullptr) {
+        probe_->started_ns.store(now, std::memory_order_relaxed);
+        probe_->statement.store(static_cast<std::int32_t>(id), std::memory_order_relaxed);
+    }
+    return now;
+}
+
+void Db::statement_done(Stmt id, std::int64_t started_ns) {
+    if (probe_ != nullptr) {
+        probe_->statement.store(-1, std::memory_order_relaxed);
+    }
+    if (timing_count_ < kMaxTimings) {
+        timings_[timing_count_] = {id, scoreboard::monotonic_ns() - started_ns};
+    }
+    ++timing_count_;
+}
+
 void Db::failed(const sql::SQLException& e, const char* what, WriteLedger::Mark before) {
     const int code = e.getErrorCode();
+    if (!is_unique_violation(code)) {
+        ++error_count_;
+    }
     if (is_connection_lost(code)) {
         // The server rolls back an open transaction when the connection goes; whether a
         // statement sent outside one (or COMMIT) took effect is unknown unless it was never sent.

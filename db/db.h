@@ -18,6 +18,7 @@
 #include <string>
 
 #include "common/db_settings.h"
+#include "common/scoreboard.h"
 
 namespace supportcrm {
 
@@ -191,9 +192,11 @@ class Db {
     // Runs fn with the prepared statement id, records a write in the ledger, and translates
     // connector exceptions: a lost connection becomes DbUnavailable, a duplicate unique key
     // UniqueViolation, anything else DbError naming the statement.
+    // Each run is timed for the slow log (two clock reads, one array store).
     template <typename Fn>
     auto run(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
         const WriteLedger::Mark before = ledger_.mark();
+        const StatementClock clock(*this, id);
         try {
             sql::PreparedStatement& st = statement(id);
             sending(id);
@@ -230,7 +233,25 @@ class Db {
     sql::Connection& connection();
 
     // The state of the request in hand: reset by start_request(), read by the request boundary.
-    void start_request() { ledger_.start_request(); }
+    void start_request() {
+        ledger_.start_request();
+        timing_count_ = 0;
+    }
+
+    // How long each statement run() sent in this request took, in order (the slow log,
+    // extensions.md §E6). Only the first kMaxTimings are kept; timing_count() counts them all.
+    struct StatementTiming {
+        Stmt id;
+        std::int64_t ns;
+    };
+    static constexpr std::size_t kMaxTimings = 32;
+    const StatementTiming* timings() const { return timings_.data(); }
+    std::size_t timing_count() const { return timing_count_; }
+    // Statements that failed (not counting a duplicate key, which is an answer, not an error)
+    // since the worker started: supportcrm_db_errors_total.
+    std::uint64_t error_count() const { return error_count_; }
+    // Where run() shows the statement in flight (the worker's scoreboard slot); may be null.
+    void set_probe(StatementProbe* probe) { probe_ = probe; }
     const WriteLedger& ledger() const { return ledger_; }
 
     // Connection-lost error codes of the client library and server.
@@ -248,6 +269,22 @@ class Db {
     static bool is_unique_violation(int code);
 
   private:
+    // Times one run() from before the statement is sent until its result was read or it failed.
+    class StatementClock {
+      public:
+        StatementClock(Db& db, Stmt id) : db_(db), id_(id), started_(db.statement_started(id)) {}
+        ~StatementClock() { db_.statement_done(id_, started_); }
+        StatementClock(const StatementClock&) = delete;
+        StatementClock& operator=(const StatementClock&) = delete;
+
+      private:
+        Db& db_;
+        Stmt id_;
+        std::int64_t started_;
+    };
+    std::int64_t statement_started(Stmt id);
+    void statement_done(Stmt id, std::int64_t started_ns);
+
     // The prepared statement for id, prepared on first use on this connection. Private: run()
     // is the only way to a statement, so that every write sent is in the ledger.
     sql::PreparedStatement& statement(Stmt id);
@@ -269,6 +306,10 @@ class Db {
     std::unique_ptr<sql::Statement> plain_;
     std::array<std::unique_ptr<sql::PreparedStatement>, static_cast<std::size_t>(Stmt::count_)>
         statements_;
+    std::array<StatementTiming, kMaxTimings> timings_{};
+    std::size_t timing_count_ = 0;
+    std::uint64_t error_count_ = 0;
+    StatementProbe* probe_ = nullptr;
 };
 
 // Rolls back unless committed: nothing half-written when a handler returns early or throws.

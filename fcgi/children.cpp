@@ -27,11 +27,11 @@ std::string describe_status(int status) {
 
 }  // namespace
 
-bool Children::spawn() {
+pid_t Children::spawn() {
     pid_t pid = fork();
     if (pid < 0) {
         log::error_errno("fork", errno);
-        return false;
+        return 0;
     }
     if (pid == 0) {
         int status = worker_main_();
@@ -40,7 +40,7 @@ bool Children::spawn() {
     }
     children_.push_back({pid, Phase::connecting, Clock::now(), generation_});
     log::info("started worker pid=" + std::to_string(pid));
-    return true;
+    return pid;
 }
 
 std::vector<Children::Exit> Children::reap() {

@@ -38,8 +38,8 @@ class Children {
     // Every worker, for the handover to the next image.
     const std::vector<Child>& all() const { return children_; }
 
-    // Forks one worker of the current generation; false (and logs) when fork fails.
-    bool spawn();
+    // Forks one worker of the current generation; its pid, or 0 (and logs) when fork fails.
+    pid_t spawn();
 
     struct Exit {
         pid_t pid;

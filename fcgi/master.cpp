@@ -3,19 +3,25 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "common/log.h"
+#include "common/scoreboard.h"
+#include "db/db.h"
 #include "fcgi/children.h"
 #include "fcgi/master_state.h"
 #include "fcgi/readiness.h"
 #include "fcgi/signals.h"
 #include "fcgi/worker.h"
+#include "handlers/router.h"
 
 #ifdef SUPPORTCRM_HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>
@@ -70,6 +76,13 @@ std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> a,
     return a ? a : b;
 }
 
+// Room for two pools: during a reload (re-exec failed, the new pool starts in this image) the
+// old workers serve until the new ones are ready. A worker that finds no slot still serves,
+// unseen by /status.
+std::size_t scoreboard_capacity(const Config& config) {
+    return std::max<std::size_t>(2 * std::size_t{config.workers}, 4);
+}
+
 const char* const kStateNames[] = {"starting", "running", "reloading", "stopping",
                                    "failing",  "killing", "stopped"};
 
@@ -81,10 +94,15 @@ class Master {
           config_(std::move(config)),
           reload_config_(reload_config),
           start_(std::move(start)),
+          scoreboard_(scoreboard_capacity(config_)),
           children_([this] {
               close(readiness_.read_fd());
-              return run_worker(socket_.fd(), readiness_.write_fd(), config_);
+              WorkerSlot* slot = spawning_slot_ < 0 ? nullptr : &scoreboard_.slot(spawning_slot_);
+              return run_worker(socket_.fd(), readiness_.write_fd(), config_, slot);
           }) {
+        // Before any fork: every worker inherits the board and reads it for /status, /metrics.
+        Scoreboard::attach(&scoreboard_);
+        scoreboard_.set_listen_fd(socket_.fd());
         if (start_.handover) {
             children_.adopt(start_.handover->children);
             state_ = MasterState::reloading;  // entered (RELOADING=1) by the previous image
@@ -129,6 +147,9 @@ class Master {
             }
             if (awaiting_pool(state_) && Clock::now() >= ready_deadline_) {
                 on(MasterEvent::ready_timeout);
+            }
+            if (Clock::now() >= next_watch_) {
+                watch_workers();
             }
             if (shutting_down(state_)) {
                 watch_shutdown();
@@ -180,7 +201,7 @@ class Master {
 
     std::optional<Clock::time_point> next_deadline() const {
         if (state_ == MasterState::stopping || state_ == MasterState::failing) {
-            return stop_deadline_;
+            return std::min(stop_deadline_, next_watch_);
         }
         // SIGCHLD wakes the loop when the killed workers are gone; the second is a safety net.
         if (state_ == MasterState::killing) {
@@ -193,7 +214,7 @@ class Master {
         if (children_.count_current() < config_.workers) {
             deadline = earliest(deadline, respawn_not_before_);
         }
-        return deadline;
+        return earliest(deadline, next_watch_);
     }
 
     // A new pool of the current config: it has ready-timeout to connect.
@@ -205,19 +226,85 @@ class Master {
         fill_pool();
     }
 
+    // Each worker gets a scoreboard slot, reserved before the fork so that the child finds it
+    // ready (spawning_slot_ is read by the child, in its copy of this object).
     void fill_pool() {
         if (Clock::now() < respawn_not_before_) {
             return;
         }
-        while (children_.count_current() < config_.workers && children_.spawn()) {
+        while (children_.count_current() < config_.workers) {
+            spawning_slot_ = scoreboard_.reserve();
+            const pid_t pid = children_.spawn();
+            scoreboard_.assign(spawning_slot_, pid);
+            if (pid == 0) {
+                break;
+            }
         }
     }
 
     void on_children_exited() {
         for (const Children::Exit& e : children_.reap()) {
+            // Its counters stay in the totals; a worker that died unasked is a restart.
+            scoreboard_.release(e.pid);
+            const bool terminated = terminated_.erase(e.pid) > 0;
+            const bool clean = WIFEXITED(e.status) && WEXITSTATUS(e.status) == 0;
+            if (!clean && !terminated && !shutting_down(state_)) {
+                auto& restarts = scoreboard_.header().worker_restarts;
+                restarts.store(restarts.load(std::memory_order_relaxed) + 1,
+                               std::memory_order_relaxed);
+            }
             if (!shutting_down(state_) && e.current_generation && e.uptime < kFastFailure) {
                 respawn_not_before_ = Clock::now() + kFastFailure;
             }
+        }
+    }
+
+    // Every second: the longest listen queue seen (maxListenQueue of /status), and
+    // request-terminate-timeout: a worker busy on one request longer than that is killed
+    // (SIGKILL: SIGTERM would let it finish the very request that is stuck). nginx then
+    // answers the client 503 (its 502 page), and the reaped worker is replaced.
+    void watch_workers() {
+        next_watch_ = Clock::now() + std::chrono::seconds(1);
+        const long queue = listen_queue_length(socket_.fd());
+        auto& max_queue = scoreboard_.header().max_listen_queue;
+        if (queue > 0 &&
+            static_cast<std::uint64_t>(queue) > max_queue.load(std::memory_order_relaxed)) {
+            max_queue.store(static_cast<std::uint64_t>(queue), std::memory_order_relaxed);
+        }
+        if (config_.request_terminate_timeout == 0) {
+            return;
+        }
+        const std::int64_t limit_ms = std::int64_t{config_.request_terminate_timeout} * 1000;
+        for (std::size_t i = 0; i < scoreboard_.capacity(); ++i) {
+            const WorkerView w = scoreboard_.worker(i);
+            if (w.state == WorkerState::busy && w.pid > 0 && w.elapsed_ms > limit_ms &&
+                terminated_.count(w.pid) == 0) {
+                terminate(w);
+            }
+        }
+    }
+
+    void terminate(const WorkerView& w) {
+        const std::string_view route = route_label(w.route);
+        std::string message = "slow request terminated: worker pid=" + std::to_string(w.pid) +
+                              " busy " + std::to_string(w.elapsed_ms) + "ms on " +
+                              scoreboard::method_name(w.method) + " " +
+                              (route.empty() ? std::string("(no route)") : std::string(route)) +
+                              " (request id=" + w.request_id;
+        if (w.statement >= 0 && w.statement < static_cast<std::int32_t>(Stmt::count_)) {
+            message += ", in statement " + std::string(Db::name(static_cast<Stmt>(w.statement))) +
+                       " for " + std::to_string(w.statement_ms) + "ms";
+        }
+        message += ") exceeded request-terminate-timeout (" +
+                   std::to_string(config_.request_terminate_timeout) +
+                   "s): killing it (SIGKILL); a new worker replaces it";
+        log::warning(message);
+        if (kill(w.pid, SIGKILL) == 0) {
+            terminated_.insert(w.pid);
+            auto& count = scoreboard_.header().requests_terminated;
+            count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        } else {
+            log::error_errno("kill worker pid=" + std::to_string(w.pid), errno);
         }
     }
 
@@ -346,6 +433,10 @@ class Master {
     ReadinessPipe readiness_;
     const ConfigLoader& reload_config_;
     MasterStart start_;
+    Scoreboard scoreboard_;
+    int spawning_slot_ = -1;
+    std::set<pid_t> terminated_;  // killed for request-terminate-timeout, not yet reaped
+    Clock::time_point next_watch_{};
     Children children_;
     MasterState state_ = MasterState::starting;
     Clock::time_point stop_deadline_{};

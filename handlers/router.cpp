@@ -27,6 +27,9 @@ const Route kRoutes[] = {
     {"GET",  "/healthz",                       healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.
     {"HEAD", "/healthz",                       healthz,              Route::none},
+    // The pool's own state (extensions.md §E6); nginx lets only listed addresses reach them.
+    {"GET",  "/status",                        get_pool_status,      Route::none},
+    {"GET",  "/metrics",                       get_pool_metrics,     Route::none},
 };
 // clang-format on
 
@@ -66,13 +69,23 @@ std::vector<RouteName> route_names() {
     return names;
 }
 
+std::string_view route_label(std::size_t index) {
+    constexpr std::size_t n = sizeof kRoutes / sizeof kRoutes[0];
+    return index >= 1 && index <= n ? kRoutes[index - 1].pattern : std::string_view();
+}
+
 RouteMatch route(std::string_view method, std::string_view path) {
     RouteMatch m;
+    std::size_t position = 0;
     for (const Route& r : kRoutes) {
+        ++position;
         std::string_view id;
         std::string_view id_name;
         if (!matches(r.pattern, path, id, id_name)) {
             continue;
+        }
+        if (m.label == 0) {
+            m.label = position;
         }
         if (method == r.method) {
             m.kind = RouteMatch::Kind::found;

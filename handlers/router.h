@@ -19,4 +19,7 @@ struct RouteName {
 };
 std::vector<RouteName> route_names();
 
+// The pattern of a RouteMatch's label ("" for 0, no route): what /status and /metrics show.
+std::string_view route_label(std::size_t label);
+
 }  // namespace supportcrm

@@ -45,6 +45,7 @@ SUPPORTCRM_BUILD_PACKAGES=(
 SUPPORTCRM_PACKAGES=(
     "${SUPPORTCRM_BUILD_PACKAGES[@]}"
     mariadb-server mariadb-client nginx-light curl
+    prometheus # promtool: the integration tests check GET /metrics with `promtool check metrics`
 )
 # Added for the fuzz build (scripts/fuzz): clang, and compiler-rt, whose
 # libclang_rt.fuzzer*.a is what -fsanitize=fuzzer links (no libfuzzer-14-dev needed).
@@ -414,6 +415,10 @@ listen = $dir/supportcrm.sock
 listen-mode = 0666
 workers = $workers
 shutdown-timeout = 10
+# The slow log and the stuck-request kill (extensions.md §E6), short enough for the tests
+# (tests/integration/pool_status_test.cpp) and far above any request of the suite.
+slowlog-threshold = 1000
+request-terminate-timeout = 6
 db-socket = $dir/mysqld.sock
 db-name = supportcrm
 db-user = supportcrm
@@ -520,6 +525,8 @@ $directives
 
         # The same snippet a production site includes.
         include $SUPPORTCRM_NGINX_DIR/supportcrm.conf;
+        # /status and /metrics, for 127.0.0.1 only (the shipped allow list).
+        include $SUPPORTCRM_NGINX_DIR/supportcrm-status.conf;
 
         location / {
             set \$supportcrm_request_id \$request_id;

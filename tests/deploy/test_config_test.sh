@@ -36,6 +36,17 @@ expect 78 "^supportcrm-fcgi: listen-group: no such group 'no-such-group-x'" \
     --config "$tmp/good.conf" --listen-group no-such-group-x
 expect 78 "^supportcrm-fcgi: db-password-file: cannot read $tmp/missing: No such file" \
     --config "$tmp/good.conf" --db-password-file "$tmp/missing"
+# extensions.md §E6: the slow log must come before the kill, and both are bounded.
+expect 0 'slowlog-threshold=900ms request-terminate-timeout=1s' --config "$tmp/good.conf" \
+    --listen "$tmp/s.sock" --slowlog-threshold 900 --request-terminate-timeout 1
+expect 78 '^supportcrm-fcgi: slowlog-threshold: must be below request-terminate-timeout' \
+    --config "$tmp/good.conf" --slowlog-threshold 1000 --request-terminate-timeout 1
+expect 78 '^supportcrm-fcgi: request-terminate-timeout: must be between 0 and 86400' \
+    --config "$tmp/good.conf" --request-terminate-timeout 86401
+expect 78 '^supportcrm-fcgi: slowlog-threshold: must be between 0 and 3600000' \
+    --config "$tmp/good.conf" --slowlog-threshold 3600001
+expect 78 '^supportcrm-fcgi: slowlog-threshold: must be between 0 and 3600000' \
+    --config "$tmp/good.conf" --slowlog-threshold -5
 # The default file: only checkable where it is not installed.
 if [[ ! -e /etc/supportcrm/supportcrm.conf ]]; then
     expect 78 'cannot read /etc/supportcrm/supportcrm.conf: .*--config FILE'

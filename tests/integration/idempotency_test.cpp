@@ -2,12 +2,7 @@
 // its place in the order of checks, replay byte for byte on each of the four POSTs, which keys
 // are shared, 422 and 409, non-2xx answers not stored, and concurrent identical requests.
 // The lost-connection cases are in write_safety_test.cpp (they need the fault proxy).
-#include <cppconn/driver.h>
-#include <cppconn/exception.h>
-#include <cppconn/resultset.h>
-#include <cppconn/statement.h>
 #include <gtest/gtest.h>
-#include <mysql_driver.h>
 
 #include <chrono>
 #include <future>
@@ -21,6 +16,7 @@
 #include "fcgi_client.h"
 #include "harness.h"
 #include "process_fixtures.h"
+#include "row_lock.h"
 #include "tickets_fixtures.h"
 
 namespace {
@@ -345,52 +341,6 @@ TEST(IdempotencyKey, AFailedCommentLeavesTheKeyFreeForTheFixedRetry) {
 // ---------------------------------------------------------------------------------------------
 // 409 and concurrency.
 
-// A second session of our own (as root, on the stack's socket) holding a row lock.
-class RowLock {
-  public:
-    explicit RowLock(const std::string& select_for_update) {
-        sql::ConnectOptionsMap opts;
-        opts["hostName"] = sql::SQLString("localhost");
-        opts["socket"] = sql::SQLString(it::db_socket());
-        opts["userName"] = sql::SQLString("root");
-        opts["password"] = sql::SQLString("");
-        conn_.reset(sql::mysql::get_mysql_driver_instance()->connect(opts));
-        const auto ini = it::read_ini(it::env().config);
-        const auto name = ini.find("db-name");
-        conn_->setSchema(name == ini.end() ? std::string("supportcrm") : name->second);
-        conn_->setAutoCommit(false);
-        stmt_.reset(conn_->createStatement());
-        std::unique_ptr<sql::ResultSet> rs(stmt_->executeQuery(select_for_update));
-    }
-    ~RowLock() { release(); }
-    void release() {
-        if (stmt_) {
-            stmt_->execute("ROLLBACK");
-            stmt_.reset();
-        }
-    }
-    // Waits until some transaction waits for a lock (InnoDB refreshes INNODB_TRX at most every
-    // 100 ms when read).
-    bool someone_waits(std::chrono::milliseconds timeout) {
-        std::unique_ptr<sql::Statement> probe(conn_->createStatement());
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        while (std::chrono::steady_clock::now() < deadline) {
-            std::unique_ptr<sql::ResultSet> rs(
-                probe->executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE "
-                                    "trx_state = 'LOCK WAIT'"));
-            if (rs->next() && rs->getInt(1) > 0) {
-                return true;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        }
-        return false;
-    }
-
-  private:
-    std::unique_ptr<sql::Connection> conn_;
-    std::unique_ptr<sql::Statement> stmt_;
-};
-
 TEST(IdempotencyKey, WhileTheFirstRequestIsInProgressTheKeyIs409WhateverTheBody) {
     const it::tickets::World w = it::tickets::make_world();
     const std::string ticket = it::tickets::create_ticket_id(w);
@@ -398,7 +348,7 @@ TEST(IdempotencyKey, WhileTheFirstRequestIsInProgressTheKeyIs409WhateverTheBody)
     const std::string body = it::to_json(it::object({{"text", "first"}}));
     const std::string path = it::tickets::comments_path(ticket);
 
-    RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
+    it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
     auto first =
         std::async(std::launch::async, [&] { return post_keyed(path, w.shop, key, body); });
     ASSERT_TRUE(lock.someone_waits(std::chrono::seconds(5))) << "the first request did not block";

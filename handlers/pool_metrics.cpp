@@ -1,0 +1,156 @@
+// GET /metrics — extensions.md §E6: the scoreboard (common/scoreboard.h) in the Prometheus text
+// exposition format 0.0.4. No key, no database. Counters are the sums of the live workers and
+// of every worker reaped since the master (re)started; a reload starts them at 0 again, which
+// Prometheus' rate() takes as a counter reset. Only series that have counted something are
+// written: every route × method × status would be thousands of zeros.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "common/scoreboard.h"
+#include "handlers/router.h"
+
+namespace supportcrm {
+namespace {
+
+using scoreboard::kBucketBounds;
+using scoreboard::kBuckets;
+using scoreboard::kMethods;
+using scoreboard::kRoutes;
+using scoreboard::kStatuses;
+
+// A route label: the route's template; "unmatched" for a path no route matches.
+std::string route_text(std::size_t route) {
+    const std::string_view label = route_label(route);
+    return label.empty() ? std::string("unmatched") : std::string(label);
+}
+
+void family(std::string& out, const char* name, const char* type, const char* help) {
+    out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+    out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+void sample(std::string& out, const std::string& name_and_labels, std::uint64_t value) {
+    out.append(name_and_labels).append(" ").append(std::to_string(value)).append("\n");
+}
+
+void requests_total(std::string& out, const PoolView& v) {
+    family(out, "supportcrm_requests_total", "counter",
+           "Requests answered, by route template, method and status.");
+    for (std::size_t r = 0; r < kRoutes; ++r) {
+        for (std::size_t m = 0; m < kMethods; ++m) {
+            for (std::size_t s = 0; s < kStatuses; ++s) {
+                const std::uint64_t n = v.request_count(r, m, s);
+                if (n != 0) {
+                    sample(out,
+                           "supportcrm_requests_total{route=\"" + route_text(r) + "\",method=\"" +
+                               scoreboard::method_name(m) + "\",status=\"" +
+                               scoreboard::status_label(s) + "\"}",
+                           n);
+                }
+            }
+        }
+    }
+}
+
+void duration_histogram(std::string& out, const PoolView& v) {
+    family(out, "supportcrm_request_duration_seconds", "histogram",
+           "Time from accepting a request to its answer, by route template.");
+    for (std::size_t r = 0; r < kRoutes; ++r) {
+        const std::uint64_t* buckets = &v.duration_buckets[r * kBuckets];
+        std::uint64_t count = 0;
+        for (std::size_t b = 0; b < kBuckets; ++b) {
+            count += buckets[b];
+        }
+        if (count == 0) {
+            continue;
+        }
+        const std::string route = "route=\"" + route_text(r) + "\"";
+        std::uint64_t cumulative = 0;
+        for (std::size_t b = 0; b < kBuckets; ++b) {
+            cumulative += buckets[b];
+            char le[32];
+            if (b < kBucketBounds.size()) {
+                std::snprintf(le, sizeof le, "%g", kBucketBounds[b]);
+            } else {
+                std::snprintf(le, sizeof le, "+Inf");
+            }
+            sample(out,
+                   "supportcrm_request_duration_seconds_bucket{" + route + ",le=\"" + le + "\"}",
+                   cumulative);
+        }
+        char sum[48];
+        std::snprintf(sum, sizeof sum, "%.6f",
+                      static_cast<double>(v.duration_sum_us[r]) / 1'000'000.0);
+        out.append("supportcrm_request_duration_seconds_sum{" + route + "} ")
+            .append(sum)
+            .append("\n");
+        sample(out, "supportcrm_request_duration_seconds_count{" + route + "}", count);
+    }
+}
+
+void workers_by_state(std::string& out, const PoolView& v) {
+    family(out, "supportcrm_workers", "gauge", "Worker processes, by state.");
+    for (WorkerState state : {WorkerState::starting, WorkerState::idle, WorkerState::busy}) {
+        std::uint64_t n = 0;
+        for (const WorkerView& w : v.workers) {
+            n += w.state == state;
+        }
+        sample(out, std::string("supportcrm_workers{state=\"") + worker_state_name(state) + "\"}",
+               n);
+    }
+}
+
+void counter(std::string& out, const char* name, const char* help, std::uint64_t value) {
+    family(out, name, "counter", help);
+    sample(out, name, value);
+}
+
+void gauge(std::string& out, const char* name, const char* help, std::int64_t value) {
+    family(out, name, "gauge", help);
+    out.append(name).append(" ").append(std::to_string(value)).append("\n");
+}
+
+}  // namespace
+
+Response get_pool_metrics(HandlerContext&) {
+    const Scoreboard* board = Scoreboard::attached();
+    if (board == nullptr) {
+        return errors::unavailable();
+    }
+    const PoolView v = board->view();
+    const long queue = listen_queue_length(board->listen_fd());
+    Response r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    std::string& out = r.body;
+    out.reserve(8192);
+    requests_total(out, v);
+    duration_histogram(out, v);
+    counter(out, "supportcrm_db_errors_total",
+            "Database errors (a statement the server or the connection failed).", v.db_errors);
+    counter(out, "supportcrm_slow_requests_total", "Requests slower than slowlog-threshold.",
+            v.slow);
+    counter(out, "supportcrm_requests_terminated_total",
+            "Requests whose worker was killed after request-terminate-timeout.",
+            v.requests_terminated);
+    counter(out, "supportcrm_worker_restarts_total",
+            "Workers that exited without being asked to (crashed or killed) and were replaced.",
+            v.worker_restarts);
+    workers_by_state(out, v);
+    if (queue >= 0) {
+        gauge(out, "supportcrm_listen_queue",
+              "Connections waiting in the listen socket's accept queue now.", queue);
+    }
+    gauge(out, "supportcrm_listen_queue_max",
+          "Longest accept queue the master has seen (sampled every second).",
+          static_cast<std::int64_t>(std::max<std::uint64_t>(
+              v.max_listen_queue, queue < 0 ? 0 : static_cast<std::uint64_t>(queue))));
+    gauge(out, "supportcrm_start_time_seconds",
+          "When the master started (or last re-executed), in seconds since the epoch.",
+          v.started_ms / 1000);
+    return r;
+}
+
+}  // namespace supportcrm

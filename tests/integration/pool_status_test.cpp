@@ -1,0 +1,368 @@
+// GET /status and GET /metrics, the slow log and request-terminate-timeout (extensions.md §E6),
+// through nginx against the stack's pool. The stack's config (scripts/lib/stack.sh) sets
+// slowlog-threshold = 1000 ms and request-terminate-timeout = 6 s. A request is held in the
+// database by a row lock taken from a second connection, never by a sleeping route.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/harness.h"
+#include "tests/integration/row_lock.h"
+#include "tests/integration/tickets_fixtures.h"
+
+namespace {
+
+using it::http;
+using it::HttpResponse;
+using Clock = std::chrono::steady_clock;
+
+constexpr char kCommentsRoute[] = "/api/v1/tickets/{ticketId}/comments";
+
+// What the stack's config sets (scripts/lib/stack.sh write_config); read back to be sure.
+unsigned config_value(const std::string& key) {
+    const auto ini = it::read_ini(it::env().config);
+    const auto found = ini.find(key);
+    if (found == ini.end()) {
+        throw std::runtime_error(key + " is not set in " + it::env().config);
+    }
+    return static_cast<unsigned>(std::stoul(found->second));
+}
+
+Json::Value status(bool full = false) {
+    const HttpResponse r = http("GET", full ? "/status?full" : "/status");
+    if (r.status != 200) {
+        throw std::runtime_error("GET /status: " + r.describe());
+    }
+    return r.json();
+}
+
+std::string metrics() {
+    const HttpResponse r = it::http_any_body("GET", "/metrics");
+    if (r.status != 200) {
+        throw std::runtime_error("GET /metrics: " + r.describe());
+    }
+    return r.body;
+}
+
+// The value of one sample line ("name{labels} value"), 0 when absent.
+double sample(const std::string& text, const std::string& name_and_labels) {
+    const std::string prefix = name_and_labels + " ";
+    std::size_t at = 0;
+    while ((at = text.find(prefix, at)) != std::string::npos) {
+        if (at == 0 || text[at - 1] == '\n') {
+            return std::stod(text.substr(at + prefix.size()));
+        }
+        at += prefix.size();
+    }
+    return 0;
+}
+
+// The worker of /status?full busy on `route` with a request running at least `at_least_ms`,
+// polled until `timeout`; null when none shows.
+Json::Value wait_for_busy(const std::string& route, long at_least_ms,
+                          std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+        const Json::Value s = status(true);
+        for (const Json::Value& w : s["workerList"]) {
+            if (w["state"] == "busy" && w["current"].isObject() && w["current"]["route"] == route &&
+                w["current"]["elapsedMs"].asInt64() >= at_least_ms) {
+                return w;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return Json::Value();
+}
+
+// A comment request that blocks on the row lock of its ticket's conversation.
+struct HeldComment {
+    it::tickets::World world = it::tickets::make_world();
+    std::string ticket = it::tickets::create_ticket_id(world);
+    std::string request_id = "held-" + it::unique_suffix();
+    it::RowLock lock{"SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE"};
+    std::future<HttpResponse> answer = std::async(std::launch::async, [this] {
+        it::Headers headers = it::json_headers(world.shop);
+        headers.emplace_back("X-Request-Id", request_id);
+        return it::http_unchecked("POST", it::tickets::comments_path(ticket), headers,
+                                  std::string(R"({"text":"held"})"));
+    });
+};
+
+// One HTTP/1.0 GET from a chosen local address (bound before connect): what nginx sees as
+// $remote_addr. Returns the whole answer.
+std::string get_from(const std::string& local_address, const std::string& path) {
+    static const std::regex re(R"(^http://([0-9.]+):([0-9]+)/?$)");
+    std::smatch m;
+    const std::string& base = it::env().base_url;
+    if (!std::regex_match(base, m, re)) {
+        throw std::runtime_error("expected SUPPORTCRM_BASE_URL http://IPv4:PORT, got " + base);
+    }
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, local_address.c_str(), &local.sin_addr);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<uint16_t>(std::stoi(m[2])));
+    inet_pton(AF_INET, std::string(m[1]).c_str(), &to.sin_addr);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0 ||
+        connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        throw std::runtime_error("cannot connect from " + local_address + " to " + base);
+    }
+    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    std::string out;
+    char buf[8192];
+    pollfd p{fd, POLLIN, 0};
+    while (poll(&p, 1, 10000) > 0) {
+        const ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) {
+            break;
+        }
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    close(fd);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(PoolStatus, HasThePhpFpmFieldsAndBusyPlusIdleIsTotal) {
+    const Json::Value s = status(true);
+    for (const char* field : {"startedAt", "acceptedRequests", "listenQueue", "maxListenQueue",
+                              "slowRequests", "workers", "workerList"}) {
+        EXPECT_TRUE(s.isMember(field)) << field;
+    }
+    EXPECT_TRUE(it::parse_utc_millis(s["startedAt"].asString())) << s["startedAt"];
+    EXPECT_TRUE(it::is_json_integer(s["listenQueue"])) << "the kernel tells it for a unix socket";
+    const Json::Value& w = s["workers"];
+    EXPECT_EQ(w["busy"].asUInt() + w["idle"].asUInt(), w["total"].asUInt());
+    EXPECT_GE(w["busy"].asUInt(), 1U) << "the worker answering is busy";
+    EXPECT_EQ(s["workerList"].size(), w["total"].asUInt());
+    bool self = false;
+    for (const Json::Value& worker : s["workerList"]) {
+        EXPECT_EQ(it::member_names(worker),
+                  (std::vector<std::string>{"current", "pid", "requests", "startedAt", "state"}));
+        EXPECT_TRUE(it::parse_utc_millis(worker["startedAt"].asString()));
+        if (worker["current"].isObject() && worker["current"]["route"] == "/status") {
+            self = true;
+            EXPECT_EQ(worker["state"], "busy");
+            EXPECT_EQ(worker["current"]["method"], "GET");
+            EXPECT_TRUE(it::is_json_integer(worker["current"]["elapsedMs"]));
+        }
+    }
+    EXPECT_TRUE(self) << "the worker serving GET /status?full shows itself";
+    EXPECT_FALSE(status(false).isMember("workerList")) << "only with ?full";
+}
+
+TEST(PoolStatus, CountersMoveWithTraffic) {
+    const std::uint64_t before = status()["acceptedRequests"].asUInt64();
+    const double healthz_before = sample(
+        metrics(), R"(supportcrm_requests_total{route="/healthz",method="GET",status="200"})");
+    const double missing_before = sample(
+        metrics(), R"(supportcrm_requests_total{route="unmatched",method="GET",status="404"})");
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_EQ(http("GET", "/healthz").status, 200);
+    }
+    ASSERT_EQ(http("GET", "/api/v1/no-such-route").status, 404);
+    // Other tests may run at the same time: at least our own requests were counted.
+    EXPECT_GE(status()["acceptedRequests"].asUInt64(), before + 1 + 2 + 3 + 1);
+    const std::string after = metrics();
+    EXPECT_GE(
+        sample(after, R"(supportcrm_requests_total{route="/healthz",method="GET",status="200"})"),
+        healthz_before + 3);
+    EXPECT_GE(
+        sample(after, R"(supportcrm_requests_total{route="unmatched",method="GET",status="404"})"),
+        missing_before + 1);
+    EXPECT_GE(sample(after, R"(supportcrm_request_duration_seconds_count{route="/healthz"})"), 3);
+    EXPECT_GE(
+        sample(after, R"(supportcrm_request_duration_seconds_bucket{route="/healthz",le="+Inf"})"),
+        3);
+}
+
+TEST(PoolMetrics, PromtoolAcceptsThemAndTheRequiredFamiliesAreThere) {
+    ASSERT_EQ(http("GET", "/healthz").status, 200);
+    const HttpResponse r = it::http_any_body("GET", "/metrics");
+    ASSERT_EQ(r.status, 200);
+    EXPECT_EQ(r.header("content-type").value_or(""), "text/plain; version=0.0.4; charset=utf-8");
+    for (const char* family :
+         {"# TYPE supportcrm_requests_total counter",
+          "# TYPE supportcrm_request_duration_seconds histogram",
+          "# TYPE supportcrm_db_errors_total counter", "# TYPE supportcrm_workers gauge",
+          "supportcrm_workers{state=\"busy\"}", "supportcrm_workers{state=\"idle\"}"}) {
+        EXPECT_NE(r.body.find(family), std::string::npos) << family << "\n" << r.body;
+    }
+    const std::string file = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                             "/supportcrm-metrics-" + it::unique_suffix() + ".txt";
+    std::ofstream(file) << r.body;
+    const std::string command = "promtool check metrics < " + file + " 2>&1";
+    FILE* p = popen(command.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string said;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p) != nullptr) {
+        said += buf;
+    }
+    const int rc = pclose(p);
+    std::remove(file.c_str());
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0)
+        << "promtool check metrics (is Debian's prometheus package installed?): " << said;
+    EXPECT_EQ(said, "") << "promtool's lint findings";
+}
+
+TEST(PoolStatus, ARequestHeldInTheDatabaseShowsBusyAndLandsInTheSlowLog) {
+    const unsigned threshold = config_value("slowlog-threshold");
+    ASSERT_GT(threshold, 0U);
+    HeldComment held;
+    const std::uint64_t slow_before = status()["slowRequests"].asUInt64();
+    const Json::Value busy =
+        wait_for_busy(kCommentsRoute, threshold + 200, std::chrono::seconds(5));
+    ASSERT_TRUE(busy.isObject()) << "no worker showed busy on " << kCommentsRoute;
+    EXPECT_EQ(busy["current"]["method"], "POST");
+    held.lock.release();
+    const HttpResponse done = held.answer.get();
+    EXPECT_TRUE(it::is_success(done, 201)) << done.describe();
+    ASSERT_TRUE(it::wait_for_log("slow request")) << "no slow log line";
+    ASSERT_TRUE(it::wait_for_log(held.request_id));
+    // One line, with the request id (on every line), the route's template and the statements.
+    const std::string log = it::read_fcgi_log();
+    std::size_t lines = 0;
+    std::string line;
+    std::istringstream in(log);
+    while (std::getline(in, line)) {
+        if (line.find(held.request_id) != std::string::npos &&
+            line.find("slow request") != std::string::npos) {
+            ++lines;
+            EXPECT_NE(line.find(std::string("POST ") + kCommentsRoute + " 201"), std::string::npos)
+                << line;
+            // The statement that waited for the lock took about as long as the request.
+            std::smatch m;
+            EXPECT_TRUE(std::regex_search(line, m, std::regex(R"(conversation_touch ([0-9.]+)ms)")))
+                << line;
+            if (!m.empty()) {
+                EXPECT_GE(std::stod(m[1]), threshold) << line;
+            }
+        }
+    }
+    EXPECT_EQ(lines, 1U) << "logged once";
+    EXPECT_GE(status()["slowRequests"].asUInt64(), slow_before + 1);
+}
+
+TEST(PoolStatus, ConnectionsWaitingForABusyPoolShowInTheListenQueue) {
+    const unsigned workers = config_value("workers");
+    const it::tickets::World world = it::tickets::make_world();
+    const std::string ticket = it::tickets::create_ticket_id(world);
+    it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
+    // Every worker blocks on the same row lock...
+    std::vector<std::future<HttpResponse>> held;
+    for (unsigned i = 0; i < workers; ++i) {
+        held.push_back(std::async(std::launch::async, [&] {
+            return it::http_unchecked("POST", it::tickets::comments_path(ticket),
+                                      it::json_headers(world.shop),
+                                      std::string(R"({"text":"queue"})"));
+        }));
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    while (lock.waiting() < static_cast<int64_t>(workers) && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_GE(lock.waiting(), static_cast<int64_t>(workers)) << "not every worker blocked";
+    // ...so these wait in the listen socket's queue, where the master's sampling sees them.
+    std::vector<std::future<HttpResponse>> queued;
+    for (int i = 0; i < 2; ++i) {
+        queued.push_back(std::async(std::launch::async, [] { return http("GET", "/healthz"); }));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    lock.release();
+    for (auto& r : held) {
+        EXPECT_TRUE(it::is_success(r.get(), 201));
+    }
+    for (auto& r : queued) {
+        EXPECT_EQ(r.get().status, 200);
+    }
+    EXPECT_GE(status()["maxListenQueue"].asUInt64(), 2U);
+    EXPECT_EQ(status()["listenQueue"].asUInt64(), 0U) << "nothing waits once the pool is free";
+}
+
+TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerReplaced) {
+    const unsigned timeout_s = config_value("request-terminate-timeout");
+    const unsigned workers = config_value("workers");
+    ASSERT_GT(timeout_s, 0U);
+    const double terminated_before = sample(metrics(), "supportcrm_requests_terminated_total");
+    HeldComment held;
+    const Json::Value busy = wait_for_busy(kCommentsRoute, 0, std::chrono::seconds(5));
+    ASSERT_TRUE(busy.isObject()) << "no worker showed busy on " << kCommentsRoute;
+    const std::string pid = std::to_string(busy["pid"].asInt64());
+
+    const auto started = Clock::now();
+    const HttpResponse r = held.answer.get();
+    const auto waited = Clock::now() - started;
+    EXPECT_TRUE(it::is_error(r, 503, "unavailable", "Service temporarily unavailable"))
+        << r.describe();
+    EXPECT_LT(waited, std::chrono::seconds(timeout_s + 5)) << "killed late";
+    ASSERT_TRUE(it::wait_for_log("slow request terminated: worker pid=" + pid));
+    EXPECT_TRUE(it::wait_for_log("worker pid=" + pid + " killed by signal 9"));
+    const std::string log = it::read_fcgi_log();
+    const std::size_t at = log.find("slow request terminated: worker pid=" + pid);
+    const std::string line = log.substr(at, log.find('\n', at) - at);
+    EXPECT_NE(line.find(std::string("POST ") + kCommentsRoute), std::string::npos) << line;
+    EXPECT_NE(line.find("request id=" + held.request_id), std::string::npos) << line;
+    EXPECT_NE(line.find("in statement conversation_touch"), std::string::npos) << line;
+
+    // Replaced: the pool is whole again and the killed pid is gone from it.
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    Json::Value s;
+    bool whole = false;
+    while (!whole && Clock::now() < deadline) {
+        s = status(true);
+        whole = s["workers"]["total"].asUInt() == workers;
+        for (const Json::Value& w : s["workerList"]) {
+            whole = whole && std::to_string(w["pid"].asInt64()) != pid;
+        }
+        if (!whole) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    }
+    EXPECT_TRUE(whole) << it::to_json(s);
+    EXPECT_GE(sample(metrics(), "supportcrm_requests_terminated_total"), terminated_before + 1);
+
+    // Nothing half-written: the killed request's transaction never commits.
+    held.lock.release();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {held.ticket}),
+              0);
+}
+
+TEST(PoolStatus, OnlyListedAddressesReachStatusAndMetrics) {
+    for (const char* path : {"/status", "/metrics"}) {
+        const std::string refused = get_from("127.0.0.2", path);
+        EXPECT_TRUE(it::starts_with(refused, "HTTP/1.1 403")) << path << ": " << refused;
+        EXPECT_NE(refused.find(R"({"success":false,"code":"forbidden","message":"Forbidden"})"),
+                  std::string::npos)
+            << refused;
+        const std::string allowed = get_from("127.0.0.1", path);
+        EXPECT_TRUE(it::starts_with(allowed, "HTTP/1.1 200")) << path << ": " << allowed;
+    }
+    // The API itself is not restricted by that list.
+    EXPECT_TRUE(it::starts_with(get_from("127.0.0.2", "/healthz"), "HTTP/1.1 200"));
+}
+
+}  // namespace
