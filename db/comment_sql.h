@@ -30,7 +30,9 @@ inline constexpr char message_insert[] =
     "from_email, to_emails, attachments, tags, created_at) "
     "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
     "RETURNING id, channel, "
-    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id)";
+    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "
+    "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "
+    "WHERE c.id = messages.conversation_id)";
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
@@ -82,8 +84,8 @@ static_assert(comment_col::count_ == kCommentColumns,
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3;
-static_assert(shop_id == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4;
+static_assert(shop_webhook_events == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 namespace comments_of_ticket {
 constexpr ColumnRun customer{1, kPersonColumns};
