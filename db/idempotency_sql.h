@@ -23,7 +23,7 @@ inline constexpr char idempotency_claim[] =
     " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "
     "RETURNING shop_id, (SELECT domain FROM shops WHERE shops.id = idempotency_keys.shop_id), "
     "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id), "
-    "(SELECT webhook_events FROM shops WHERE shops.id = idempotency_keys.shop_id)";
+    "(SELECT webhook_events FROM shops WHERE shops.id = idempotency_keys.shop_id) AS hooks";
 // The answer, in the claiming transaction: committed with the write or not at all.
 inline constexpr char idempotency_store[] =
     "UPDATE idempotency_keys SET status = ?, body = ? WHERE shop_id = ? AND idem_key = ?";
