@@ -100,6 +100,20 @@ po::options_description config_options() {
     return declare_keys().options_;
 }
 
+po::options_description daemon_command_line(const std::string& program) {
+    po::options_description general(program + " [options]");
+    // clang-format off
+    general.add_options()
+        ("help,h", "show this help and exit")
+        ("version", "print the version and exit")
+        ("config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
+            "config file (INI)")
+        ("test-config,t", "check the configuration, print a summary and exit");
+    // clang-format on
+    general.add(config_options());
+    return general;
+}
+
 std::vector<ConfigKey> config_keys() {
     return declare_keys().rows_;
 }

@@ -57,6 +57,10 @@ constexpr int kExitConfig = 78;  // EX_CONFIG
 // The options every binary shares (config file + server + database keys).
 boost::program_options::options_description config_options();
 
+// The command line of a daemon (supportcrm-fcgi, supportcrm-webhooks): --help, --version,
+// --config FILE, --test-config, then every key of config_options().
+boost::program_options::options_description daemon_command_line(const std::string& program);
+
 // One row of the same list, for the documentation checks: the key, its default as a config
 // file spells it ("" when empty) and its help.
 struct ConfigKey {
