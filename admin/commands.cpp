@@ -1,9 +1,15 @@
 #include "admin/commands.h"
 
+#include <variant>
+
+#include "common/address_policy.h"
 #include "common/json_writer.h"
 #include "common/text.h"
+#include "common/time_util.h"
+#include "common/webhook_signature.h"
 #include "db/admin_repo.h"
 #include "db/migrations.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm::admin {
 namespace po = boost::program_options;
@@ -129,6 +135,174 @@ std::string user_create(Db& db, const std::vector<std::string>& flags) {
     });
 }
 
+// --- webhook (extensions.md §E5) ---------------------------------------------------------
+
+constexpr std::size_t kMaxUrlBytes = 2048;  // webhooks.url
+constexpr std::uint64_t kDefaultDeliveries = 20, kMaxDeliveries = 1000;
+
+std::vector<std::string> split_commas(const std::string& list) {
+    std::vector<std::string> out;
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t comma = list.find(',', from);
+        out.push_back(list.substr(from, comma == std::string::npos ? comma : comma - from));
+        if (comma == std::string::npos) {
+            return out;
+        }
+        from = comma + 1;
+    }
+}
+
+std::string ascii_lower(std::string s) {
+    for (char& c : s) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return s;
+}
+
+// "all" when absent; else the comma-separated event names, each known.
+unsigned parse_events(const std::optional<std::string>& list) {
+    if (!list) {
+        return webhook_event::all;
+    }
+    unsigned mask = 0;
+    for (const std::string& name : split_commas(*list)) {
+        std::optional<unsigned> bit = event_type_bit(text::trim(name));
+        if (!bit) {
+            throw UsageError("--events: unknown event '" + std::string(text::trim(name)) +
+                             "' (customer.created, ticket.created, comment.created, "
+                             "survey.created)");
+        }
+        mask |= *bit;
+    }
+    return mask;
+}
+
+// The host part of an http(s) URL, as a URL spells it ("[::1]" for IPv6); throws UsageError
+// for anything else.
+std::string url_host(const std::string& url) {
+    const std::string lower = ascii_lower(url.substr(0, 8));
+    const std::size_t start = lower.rfind("http://", 0) == 0    ? 7
+                              : lower.rfind("https://", 0) == 0 ? 8
+                                                                : std::string::npos;
+    if (start == std::string::npos) {
+        throw UsageError("--url must be an http:// or https:// URL");
+    }
+    if (url.size() > kMaxUrlBytes) {
+        throw UsageError("--url is longer than 2048 bytes");
+    }
+    std::string authority = url.substr(start, url.find_first_of("/?#", start) - start);
+    authority =
+        authority.substr(authority.rfind('@') == std::string::npos ? 0 : authority.rfind('@') + 1);
+    std::string host = authority[0] == '[' ? authority.substr(0, authority.find(']') + 1)
+                                           : authority.substr(0, authority.find(':'));
+    if (host.empty() || url.find_first_of(" \t\r\n") != std::string::npos) {
+        throw UsageError("--url has no host");
+    }
+    return host;
+}
+
+// The SSRF rule, already when the webhook is made: a host that resolves to a refused address
+// is refused now (the deliverer checks again at every attempt; a host that does not resolve
+// yet is accepted).
+void check_destination(const std::string& host, bool allow_private) {
+    auto checked = webhooks::resolve_and_check(host, 443, allow_private);
+    if (auto* refusal = std::get_if<webhooks::Refusal>(&checked)) {
+        if (refusal->reason.rfind("refused", 0) == 0) {
+            throw AdminError(refusal->reason);
+        }
+    }
+}
+
+void write_events(JsonWriter& w, unsigned mask) {
+    w.key("events").begin_array();
+    for (const std::string& name : event_type_names(mask)) {
+        w.string(name);
+    }
+    w.end_array();
+}
+
+std::string webhook_create(Db& db, const Config& config, const std::vector<std::string>& flags) {
+    po::options_description d;
+    d.add_options()("shop", po::value<std::string>()->required())(
+        "url", po::value<std::string>()->required())("events", po::value<std::string>());
+    auto vm = parse_flags(flags, d);
+    const std::string url = vm["url"].as<std::string>();
+    check_destination(url_host(url), config.webhooks.allow_private);
+    const unsigned events = parse_events(optional_flag(vm, "events"));
+    Shop shop = live_shop(db, vm["shop"].as<std::string>());
+    // Shown once: only its base64 key part is stored (the deliverer signs with it).
+    const std::string secret = webhooks::generate_secret();
+    const std::string key_base64 = secret.substr(webhooks::kSecretPrefix.size());
+    std::uint64_t id = insert_webhook(db, shop.id, url, events, key_base64, timeutil::now_ms());
+    return one_line([&](JsonWriter& w) {
+        w.field("id", id).field("url", url);
+        write_events(w, events);
+        w.field("secret", secret);
+    });
+}
+
+std::string webhook_list(Db& db, const std::vector<std::string>& flags) {
+    po::options_description d;
+    d.add_options()("shop", po::value<std::string>()->required());
+    auto vm = parse_flags(flags, d);
+    Shop shop = live_shop(db, vm["shop"].as<std::string>());
+    std::vector<WebhookRow> rows = webhooks_of_shop(db, shop.id);
+    return one_line([&](JsonWriter& w) {
+        w.key("webhooks").begin_array();
+        for (const WebhookRow& row : rows) {
+            w.begin_object().field("id", row.id).field("url", row.url);
+            write_events(w, row.events);
+            w.field("createdAt", row.created_at).end_object();
+        }
+        w.end_array();
+    });
+}
+
+std::string webhook_delete(Db& db, const std::vector<std::string>& flags) {
+    po::options_description d;
+    d.add_options()("id", po::value<std::string>()->required());
+    auto vm = parse_flags(flags, d);
+    if (!delete_webhook(db, parse_id(vm["id"].as<std::string>(), "id"))) {
+        throw AdminError("no webhook with id " + vm["id"].as<std::string>());
+    }
+    return R"({"deleted":true})";
+}
+
+std::string webhook_deliveries_list(Db& db, const std::vector<std::string>& flags) {
+    po::options_description d;
+    d.add_options()("id", po::value<std::string>()->required())("limit", po::value<std::string>());
+    auto vm = parse_flags(flags, d);
+    const std::uint64_t id = parse_id(vm["id"].as<std::string>(), "id");
+    std::uint64_t limit = kDefaultDeliveries;
+    if (auto text = optional_flag(vm, "limit")) {
+        limit = parse_id(*text, "limit");
+        if (limit > kMaxDeliveries) {
+            throw UsageError("--limit must be at most 1000");
+        }
+    }
+    std::optional<std::vector<DeliveryRow>> rows = webhook_deliveries(db, id, limit);
+    if (!rows) {
+        throw AdminError("no webhook with id " + std::to_string(id));
+    }
+    return one_line([&](JsonWriter& w) {
+        w.key("deliveries").begin_array();
+        for (const DeliveryRow& row : *rows) {
+            w.begin_object()
+                .field("eventId", row.event_id)
+                .field("type", event_type_name(row.type))
+                .field("attempts", row.attempts)
+                .field("status", delivery_status_name(row.status))
+                .key("lastStatusCode");
+            row.last_status_code ? w.uinteger(*row.last_status_code) : w.null();
+            w.field("nextAttemptAt", row.next_attempt_at).end_object();
+        }
+        w.end_array();
+    });
+}
+
 }  // namespace
 
 std::string usage() {
@@ -140,7 +314,11 @@ std::string usage() {
            "  shop delete --domain D\n"
            "  key create --shop D [--label L]\n"
            "  key revoke --id K\n"
-           "  user create --shop D --email E [--first-name F] [--last-name L]\n";
+           "  user create --shop D --email E [--first-name F] [--last-name L]\n"
+           "  webhook create --shop D --url URL [--events LIST]\n"
+           "  webhook list --shop D\n"
+           "  webhook delete --id N\n"
+           "  webhook deliveries --id N [--limit K]\n";
 }
 
 std::string run_command(const Config& config, const std::vector<std::string>& args) {
@@ -174,6 +352,18 @@ std::string run_command(const Config& config, const std::vector<std::string>& ar
     }
     if (command == "user create") {
         return user_create(db, flags);
+    }
+    if (command == "webhook create") {
+        return webhook_create(db, config, flags);
+    }
+    if (command == "webhook list") {
+        return webhook_list(db, flags);
+    }
+    if (command == "webhook delete") {
+        return webhook_delete(db, flags);
+    }
+    if (command == "webhook deliveries") {
+        return webhook_deliveries_list(db, flags);
     }
     throw UsageError("unknown command: " + command);
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 namespace supportcrm {
 namespace po = boost::program_options;
@@ -23,7 +24,12 @@ class KeyList {
 
     template <class T>
     void add(const char* name, const T& default_value, const char* help) {
-        std::string text = boost::lexical_cast<std::string>(default_value);
+        std::string text;
+        if constexpr (std::is_same_v<T, bool>) {
+            text = default_value ? "true" : "false";  // as a config file spells it
+        } else {
+            text = boost::lexical_cast<std::string>(default_value);
+        }
         options_.add_options()(name, po::value<T>()->default_value(default_value, text), help);
         rows_.push_back({name, std::move(text), help});
     }
@@ -78,6 +84,19 @@ KeyList declare_keys() {
     keys.add("log-level", std::string(log::level_key(d.log_level)),
              "debug, info, warning or error");
     keys.add("migrations-dir", d.migrations_dir, "directory of the NNN_name.sql migrations");
+    keys.add("webhook-allow-private", d.webhooks.allow_private,
+             "supportcrm-webhooks delivers to loopback, private and link-local addresses too "
+             "(tests and development only)");
+    keys.add("webhook-poll-ms", d.webhooks.poll_ms,
+             "milliseconds supportcrm-webhooks waits before looking again when it found no work");
+    keys.add("webhook-batch", d.webhooks.batch, "deliveries supportcrm-webhooks claims at a time");
+    keys.add("webhook-retry-first-ms", d.webhooks.retry_first_ms,
+             "milliseconds before the first retry of a failed delivery; each retry waits twice "
+             "as long as the one before (with jitter)");
+    keys.add("webhook-retry-max-ms", d.webhooks.retry_max_ms,
+             "the longest wait, in milliseconds, between two attempts of a delivery");
+    keys.add("webhook-retry-for", d.webhooks.retry_for,
+             "seconds after its event when a delivery that still fails is marked failed");
     return keys;
 }
 
@@ -85,6 +104,20 @@ KeyList declare_keys() {
 
 po::options_description config_options() {
     return declare_keys().options_;
+}
+
+po::options_description daemon_command_line(const std::string& program) {
+    po::options_description general(program + " [options]");
+    // clang-format off
+    general.add_options()
+        ("help,h", "show this help and exit")
+        ("version", "print the version and exit")
+        ("config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
+            "config file (INI)")
+        ("test-config,t", "check the configuration, print a summary and exit");
+    // clang-format on
+    general.add(config_options());
+    return general;
 }
 
 std::vector<ConfigKey> config_keys() {
@@ -278,6 +311,18 @@ Config load_config(const po::variables_map& command_line) {
         throw ConfigError("log-level: expected debug, info, warning or error");
     }
     c.migrations_dir = vm["migrations-dir"].as<std::string>();
+    c.webhooks.allow_private = vm["webhook-allow-private"].as<bool>();
+    c.webhooks.poll_ms = vm["webhook-poll-ms"].as<unsigned>();
+    c.webhooks.batch = vm["webhook-batch"].as<unsigned>();
+    c.webhooks.retry_first_ms = vm["webhook-retry-first-ms"].as<unsigned>();
+    c.webhooks.retry_max_ms = vm["webhook-retry-max-ms"].as<unsigned>();
+    c.webhooks.retry_for = vm["webhook-retry-for"].as<unsigned>();
+    if (c.webhooks.poll_ms == 0 || c.webhooks.batch == 0 || c.webhooks.retry_first_ms == 0 ||
+        c.webhooks.retry_max_ms < c.webhooks.retry_first_ms) {
+        throw ConfigError(
+            "webhook-poll-ms, webhook-batch and webhook-retry-first-ms must be at least 1, "
+            "webhook-retry-max-ms at least webhook-retry-first-ms");
+    }
     return c;
 }
 

@@ -17,6 +17,16 @@
 
 namespace supportcrm {
 
+// supportcrm-webhooks (extensions.md §E5); the pool and the admin tool read but ignore them.
+struct WebhookSettings {
+    bool allow_private = false;       // deliver to loopback, private and link-local addresses
+    unsigned poll_ms = 1000;          // how often the deliverer looks for due work when idle
+    unsigned batch = 20;              // deliveries claimed per transaction
+    unsigned retry_first_ms = 10000;  // the delay before the first retry (then doubling)
+    unsigned retry_max_ms = 3600000;  // the longest delay between two attempts
+    unsigned retry_for = 86400;       // seconds after the event when a failure is final
+};
+
 struct Config {
     std::string config_file;
     std::string listen = "/run/supportcrm/supportcrm.sock";
@@ -38,6 +48,7 @@ struct Config {
     std::size_t max_body_bytes = 1048576;
     log::Level log_level = log::Level::info;
     std::string migrations_dir = SUPPORTCRM_MIGRATIONS_DIR;
+    WebhookSettings webhooks;
 };
 
 // Thrown for a bad or unreadable configuration; the message names the key. Binaries exit 78.
@@ -48,6 +59,10 @@ constexpr int kExitConfig = 78;  // EX_CONFIG
 
 // The options every binary shares (config file + server + database keys).
 boost::program_options::options_description config_options();
+
+// The command line of a daemon (supportcrm-fcgi, supportcrm-webhooks): --help, --version,
+// --config FILE, --test-config, then every key of config_options().
+boost::program_options::options_description daemon_command_line(const std::string& program);
 
 // One row of the same list, for the documentation checks: the key, its default as a config
 // file spells it ("" when empty) and its help.

@@ -18,7 +18,8 @@ inline constexpr char shop_insert[] =
     "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id";
 // The columns of SUPPORTCRM_KEY_COLUMNS, of the shop itself.
 inline constexpr char shop_by_domain[] =
-    "SELECT id, domain, brand_id, deleted_at IS NOT NULL FROM shops WHERE domain = ?";
+    "SELECT id, domain, brand_id, deleted_at IS NOT NULL, webhook_events FROM shops "
+    "WHERE domain = ?";
 inline constexpr char shop_soft_delete[] =
     "UPDATE shops SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL";
 inline constexpr char key_insert[] =

@@ -10,6 +10,7 @@ Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key) {
     shop.domain = rs.getString(key[key_col::domain]);
     shop.brand_id = optional_uint(rs, key[key_col::brand_id]);
     shop.deleted = rs.getBoolean(key[key_col::deleted]);
+    shop.webhook_events = rs.getUInt(key[key_col::webhook_events]);
     return shop;
 }
 

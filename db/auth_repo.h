@@ -15,6 +15,9 @@ struct Shop {
     std::string domain;
     std::optional<std::uint64_t> brand_id;
     bool deleted = false;
+    // The event types the shop's webhooks want (db/webhook_repo.h): read with the key, so a
+    // create knows whether to write an event without a statement of its own.
+    unsigned webhook_events = 0;
 };
 
 // The shop of an unrevoked key with this digest; nullopt when there is none.

@@ -16,7 +16,8 @@ namespace supportcrm {
 // bound to the placeholder of SUPPORTCRM_KEY_MATCH. Its row tells an unknown key (no row, or
 // none at all), a deleted shop and a missing record apart, in the contract's order (see
 // api/caller.h).
-#define SUPPORTCRM_KEY_COLUMNS "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted"
+#define SUPPORTCRM_KEY_COLUMNS \
+    "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted, ks.webhook_events"
 #define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
 #define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
 
@@ -24,7 +25,7 @@ namespace supportcrm {
 
 // Offsets into SUPPORTCRM_KEY_COLUMNS.
 namespace key_col {
-enum : unsigned { id, domain, brand_id, deleted, count_ };
+enum : unsigned { id, domain, brand_id, deleted, webhook_events, count_ };
 }
 constexpr unsigned kKeyColumns = count_columns(SUPPORTCRM_KEY_COLUMNS);
 static_assert(key_col::count_ == kKeyColumns, "read_keyed_shop reads SUPPORTCRM_KEY_COLUMNS");

@@ -38,7 +38,8 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             throw std::logic_error("message insert returned no row for a locked ticket");
         }
         using namespace layout::message_insert;
-        return AddedComment{rs->getUInt64(id), rs->getString(channel), rs->getUInt64(shop_id)};
+        return AddedComment{rs->getUInt64(id), rs->getString(channel), rs->getUInt64(shop_id),
+                            rs->getUInt(shop_webhook_events)};
     });
     tx.commit();
     return added;

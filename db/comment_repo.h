@@ -28,6 +28,7 @@ struct AddedComment {
     std::uint64_t id = 0;
     std::string channel;  // the one stored (given or inherited)
     std::uint64_t shop_id = 0;
+    unsigned shop_webhook_events = 0;  // whether to write comment.created (webhook_repo.h)
 };
 
 // In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not

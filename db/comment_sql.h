@@ -20,6 +20,8 @@ namespace sql_text {
 // concurrent comments on one ticket, so lastMessage always describes the comment whose
 // transaction committed last. The update also checks the key and its shop (matched rows
 // are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
+// The insert returns the shop's webhook_events too (whether to write comment.created), under
+// a short alias: Connector/C++ upper-cases every column name, a long expression costs.
 inline constexpr char conversation_touch[] =
     "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
     "SET c.last_message = ?, c.last_message_time = ?, "
@@ -30,7 +32,9 @@ inline constexpr char message_insert[] =
     "from_email, to_emails, attachments, tags, created_at) "
     "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
     "RETURNING id, channel, "
-    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id)";
+    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "
+    "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "
+    "WHERE c.id = messages.conversation_id) AS hooks";
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
@@ -82,8 +86,8 @@ static_assert(comment_col::count_ == kCommentColumns,
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3;
-static_assert(shop_id == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4;
+static_assert(shop_webhook_events == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 namespace comments_of_ticket {
 constexpr ColumnRun customer{1, kPersonColumns};

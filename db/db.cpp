@@ -16,6 +16,7 @@
 #include "db/secret_sql.h"
 #include "db/survey_sql.h"
 #include "db/ticket_sql.h"
+#include "db/webhook_sql.h"
 
 namespace supportcrm {
 namespace {
@@ -86,6 +87,27 @@ constexpr StatementSpec kStatements[] = {
      sql_text::idempotency_answer_for_key},
     {Stmt::idempotency_purge, "idempotency_purge", kWrites, sql_text::idempotency_purge},
     {Stmt::installation_secret, "installation_secret", kReads, sql_text::installation_secret},
+    {Stmt::webhook_event_insert, "webhook_event_insert", kWrites, sql_text::webhook_event_insert},
+    {Stmt::webhook_insert, "webhook_insert", kWrites, sql_text::webhook_insert},
+    {Stmt::shop_webhook_events_refresh, "shop_webhook_events_refresh", kWrites,
+     sql_text::shop_webhook_events_refresh},
+    {Stmt::webhooks_of_shop, "webhooks_of_shop", kReads, sql_text::webhooks_of_shop},
+    {Stmt::webhook_shop, "webhook_shop", kReads, sql_text::webhook_shop},
+    {Stmt::webhook_delete, "webhook_delete", kWrites, sql_text::webhook_delete},
+    {Stmt::webhook_deliveries_page, "webhook_deliveries_page", kReads,
+     sql_text::webhook_deliveries_page},
+    {Stmt::webhook_events_new, "webhook_events_new", kReads, sql_text::webhook_events_new},
+    {Stmt::webhook_fan_out, "webhook_fan_out", kWrites, sql_text::webhook_fan_out},
+    {Stmt::webhook_event_fanned_out, "webhook_event_fanned_out", kWrites,
+     sql_text::webhook_event_fanned_out},
+    {Stmt::webhook_deliveries_due, "webhook_deliveries_due", kReads,
+     sql_text::webhook_deliveries_due},
+    {Stmt::webhook_delivery_detail, "webhook_delivery_detail", kReads,
+     sql_text::webhook_delivery_detail},
+    {Stmt::webhook_delivery_update, "webhook_delivery_update", kWrites,
+     sql_text::webhook_delivery_update},
+    {Stmt::webhook_attempt_insert, "webhook_attempt_insert", kWrites,
+     sql_text::webhook_attempt_insert},
 };
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
               "every Stmt needs its SQL in kStatements");

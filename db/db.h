@@ -78,6 +78,21 @@ enum class Stmt {
     idempotency_purge,
     // installation
     installation_secret,
+    // webhooks (extensions.md §E5): the API's outbox row, the operator's, the deliverer's
+    webhook_event_insert,
+    webhook_insert,
+    shop_webhook_events_refresh,
+    webhooks_of_shop,
+    webhook_shop,
+    webhook_delete,
+    webhook_deliveries_page,
+    webhook_events_new,
+    webhook_fan_out,
+    webhook_event_fanned_out,
+    webhook_deliveries_due,
+    webhook_delivery_detail,
+    webhook_delivery_update,
+    webhook_attempt_insert,
     count_  // not a statement: the number of them
 };
 

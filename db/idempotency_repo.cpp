@@ -27,6 +27,7 @@ IdempotencyClaim claim_idempotency_key(Db& db, const std::string& key_digest,
                 shop.id = rs->getUInt64(col::shop_id);
                 shop.domain = rs->getString(col::shop_domain);
                 shop.brand_id = optional_uint(*rs, col::shop_brand_id);
+                shop.webhook_events = rs->getUInt(col::shop_webhook_events);
                 out.shop = std::move(shop);
                 out.result = IdempotencyClaim::Result::claimed;
             }

@@ -22,7 +22,8 @@ inline constexpr char idempotency_claim[] =
     "SELECT ks.id, ?, ?, UTC_TIMESTAMP(3) FROM " SUPPORTCRM_KEY_TABLES
     " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "
     "RETURNING shop_id, (SELECT domain FROM shops WHERE shops.id = idempotency_keys.shop_id), "
-    "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id)";
+    "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id), "
+    "(SELECT webhook_events FROM shops WHERE shops.id = idempotency_keys.shop_id) AS hooks";
 // The answer, in the claiming transaction: committed with the write or not at all.
 inline constexpr char idempotency_store[] =
     "UPDATE idempotency_keys SET status = ?, body = ? WHERE shop_id = ? AND idem_key = ?";
@@ -45,8 +46,8 @@ inline constexpr char idempotency_purge[] =
 // clang-format on
 
 namespace layout::idempotency_claim {
-enum : unsigned { shop_id = 1, shop_domain, shop_brand_id };
-static_assert(shop_brand_id == result_columns(sql_text::idempotency_claim));
+enum : unsigned { shop_id = 1, shop_domain, shop_brand_id, shop_webhook_events };
+static_assert(shop_webhook_events == result_columns(sql_text::idempotency_claim));
 }  // namespace layout::idempotency_claim
 namespace layout::idempotency_answer_for_key {
 enum : unsigned { request_hash = 1, status, body };

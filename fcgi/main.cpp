@@ -11,26 +11,8 @@
 namespace po = boost::program_options;
 using namespace supportcrm;
 
-namespace {
-
-po::options_description command_line_options() {
-    po::options_description general("supportcrm-fcgi [options]");
-    // clang-format off
-    general.add_options()
-        ("help,h", "show this help and exit")
-        ("version", "print the version and exit")
-        ("config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
-            "config file (INI)")
-        ("test-config,t", "check the configuration, print a summary and exit");
-    // clang-format on
-    general.add(config_options());
-    return general;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-    po::options_description options = command_line_options();
+    po::options_description options = daemon_command_line("supportcrm-fcgi");
     po::variables_map command_line;
     try {
         po::store(po::parse_command_line(argc, argv, options), command_line);

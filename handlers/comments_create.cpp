@@ -6,6 +6,7 @@
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "db/comment_repo.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm {
 
@@ -43,6 +44,21 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
     return c;
 }
 
+namespace {
+
+// The event's data (extensions.md §E5): the response's comment object plus "ticketId", written
+// as the API writes ticket ids.
+std::string with_ticket_id(const std::string& comment_object, std::uint64_t ticket_id) {
+    std::string out = comment_object.substr(0, comment_object.size() - 1);  // drops the '}'
+    JsonWriter w(out);
+    out += ",\"ticketId\":";
+    w.id_string(ticket_id);
+    out += '}';
+    return out;
+}
+
+}  // namespace
+
 Response create_comment(HandlerContext& ctx) {
     // Path id and body are checked before the key is looked up (its statement is the ticket's
     // update); dispatch puts the key's own checks first.
@@ -56,6 +72,8 @@ Response create_comment(HandlerContext& ctx) {
     if (!fields.ok()) {
         return errors::validation(fields.error());
     }
+    // add_comment's transaction joins this one, so the event commits with the comment.
+    Transaction tx(ctx.db);
     std::optional<AddedComment> added =
         add_comment(ctx.db, ctx.caller.key_digest(), ctx.path_id, comment);
     if (!added) {
@@ -65,10 +83,9 @@ Response create_comment(HandlerContext& ctx) {
     Shop shop;
     shop.id = added->shop_id;
     ctx.caller.learn(shop);
-    Response r;
-    r.status = 201;
-    JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("comment").begin_object();
+    std::string comment_json;
+    JsonWriter w(comment_json);
+    w.begin_object();
     w.key("id").id_string(added->id);
     w.field("text", comment.text)
         .field("time", timeutil::format_iso(comment.time))
@@ -80,7 +97,17 @@ Response create_comment(HandlerContext& ctx) {
         .raw(comment.to_emails_json)
         .key("tags")
         .raw(comment.tags_json);
-    w.end_object().end_object();
+    w.end_object();
+    if (shop_wants_event(added->shop_webhook_events, webhook_event::comment_created)) {
+        record_event(ctx.db, added->shop_id, webhook_event::comment_created,
+                     with_ticket_id(comment_json, ctx.path_id), comment.created_at);
+    }
+    tx.commit();
+    Response r;
+    r.status = 201;
+    JsonWriter body_writer(r.body);
+    body_writer.begin_object().field("success", true).key("comment").raw(comment_json);
+    body_writer.end_object();
     return r;
 }
 

@@ -6,6 +6,7 @@
 #include "api/views.h"
 #include "common/json_writer.h"
 #include "db/survey_repo.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm {
 
@@ -46,15 +47,25 @@ Response create_survey(HandlerContext& ctx) {
     if (!fields.ok()) {
         return errors::validation(fields.error());
     }
-    std::optional<RecordedSurvey> recorded = record_survey(ctx.db, ctx.caller.shop().id, survey);
+    const Shop& shop = ctx.caller.shop();
+    // record_survey's transaction joins this one, so the event commits with the survey.
+    Transaction tx(ctx.db);
+    std::optional<RecordedSurvey> recorded = record_survey(ctx.db, shop.id, survey);
     if (!recorded) {
         return errors::ticket_not_found();
     }
+    std::string survey_json;
+    JsonWriter s(survey_json);
+    write_survey(s, row_of_new_survey(*recorded, survey, shop.domain));
+    if (shop_wants_event(shop.webhook_events, webhook_event::survey_created)) {
+        record_event(ctx.db, shop.id, webhook_event::survey_created, survey_json,
+                     timeutil::now_ms());
+    }
+    tx.commit();
     Response r;
     r.status = 201;
     JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("survey");
-    write_survey(w, row_of_new_survey(*recorded, survey, ctx.caller.shop().domain));
+    w.begin_object().field("success", true).key("survey").raw(survey_json);
     w.end_object();
     return r;
 }

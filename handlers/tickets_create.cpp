@@ -7,6 +7,7 @@
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "db/ticket_repo.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm {
 
@@ -55,15 +56,23 @@ Response create_ticket(HandlerContext& ctx) {
     if (ticket.assigned_to && !user_in_shop(ctx.db, ctx.caller.shop().id, *ticket.assigned_to)) {
         return errors::user_not_found();
     }
+    const Shop& shop = ctx.caller.shop();
     Transaction tx(ctx.db);
-    std::uint64_t id = insert_ticket(ctx.db, ctx.caller.shop().id, ticket);
+    std::uint64_t id = insert_ticket(ctx.db, shop.id, ticket);
+    // Rendered once: the response's "ticket" and, when a webhook wants it, the event's data.
+    std::string ticket_json;
+    JsonWriter t(ticket_json);
+    write_created_ticket(t, id, ticket, shop.domain);
+    if (shop_wants_event(shop.webhook_events, webhook_event::ticket_created)) {
+        record_event(ctx.db, shop.id, webhook_event::ticket_created, ticket_json,
+                     ticket.created_at);
+    }
     tx.commit();
 
     Response r;
     r.status = 201;
     JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("ticket");
-    write_created_ticket(w, id, ticket, ctx.caller.shop().domain);
+    w.begin_object().field("success", true).key("ticket").raw(ticket_json);
     w.end_object();
     return r;
 }

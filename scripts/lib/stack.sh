@@ -425,6 +425,14 @@ db-user = supportcrm
 db-password-file = $dir/db-password
 migrations-dir = $SUPPORTCRM_REPO/sql
 log-level = ${SUPPORTCRM_LOG_LEVEL:-info}
+# supportcrm-webhooks: receivers on 127.0.0.1 are allowed here (never in production), and
+# retries come within a second and give up after ${SUPPORTCRM_WEBHOOK_RETRY_FOR:-8} s, so
+# tests see them.
+webhook-allow-private = true
+webhook-poll-ms = 100
+webhook-retry-first-ms = 300
+webhook-retry-max-ms = 1000
+webhook-retry-for = ${SUPPORTCRM_WEBHOOK_RETRY_FOR:-8}
 EOF
     mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
     log "wrote $conf"
@@ -490,6 +498,54 @@ start_fcgi() {
         sleep 0.1
     done
     log "supportcrm-fcgi is up (pid $pid)"
+}
+
+# ---------------------------------------------------------------------------
+# supportcrm-webhooks (the deliverer; /proc/PID/comm keeps 15 characters of its name)
+
+WEBHOOKS_COMM=supportcrm-webh
+
+stop_webhooks() {
+    local dir=$1 pid
+    if pid=$(pidfile_alive "$dir/webhooks.pid" "$WEBHOOKS_COMM"); then
+        stop_pid supportcrm-webhooks "$pid" TERM "$SUPPORTCRM_FCGI_STOP_TIMEOUT"
+    fi
+    rm -f -- "$dir/webhooks.pid"
+}
+
+# start_webhooks STACKDIR BINDIR: (re)start the deliverer; waits until it has its database
+# connection (its "delivering" log line).
+start_webhooks() {
+    local dir bindir=$2
+    dir=$(abs_dir "$1") || exit 1
+    local bin=$bindir/supportcrm-webhooks conf=$dir/supportcrm.conf
+    local pidf=$dir/webhooks.pid logf=$dir/webhooks.log pid i lines
+    [[ -x "$bin" ]] || die "$bin not found (build first)"
+    [[ -f "$conf" ]] || die "$conf missing (write_config first)"
+    stop_webhooks "$dir"
+    log "starting $bin (log: $logf)"
+    printf '=== %s starting %s --config %s\n' "$(date -u +%FT%TZ)" "$bin" "$conf" >>"$logf"
+    lines=$(grep -c ' delivering: ' "$logf" || true)
+    (
+        exec setsid "$bin" --config "$conf" </dev/null >>"$logf" 2>&1
+    ) &
+    pid=$!
+    echo "$pid" >"$pidf"
+    for ((i = 0; ; i++)); do
+        (($(grep -c ' delivering: ' "$logf" || true) > lines)) && break
+        if ! pid_alive "$pid"; then
+            rm -f -- "$pidf"
+            log_tail "$logf"
+            die "supportcrm-webhooks exited during startup (see $logf)"
+        fi
+        if ((i >= SUPPORTCRM_FCGI_START_TIMEOUT * 10)); then
+            log_tail "$logf"
+            stop_webhooks "$dir"
+            die "supportcrm-webhooks did not connect within ${SUPPORTCRM_FCGI_START_TIMEOUT}s (see $logf)"
+        fi
+        sleep 0.1
+    done
+    log "supportcrm-webhooks is up (pid $pid)"
 }
 
 # ---------------------------------------------------------------------------
@@ -698,11 +754,12 @@ stop_mariadb() {
     fi
 }
 
-# stop_stack STACKDIR: nginx, then the pool, then MariaDB. Never fails.
+# stop_stack STACKDIR: nginx, the deliverer, the pool, then MariaDB. Never fails.
 stop_stack() {
     local dir=$1
     [[ -d "$dir" ]] || return 0
     stop_nginx "$dir" || true
+    stop_webhooks "$dir" || true
     stop_fcgi "$dir" || true
     stop_mariadb "$dir" || true
     return 0
@@ -711,10 +768,11 @@ stop_stack() {
 # stack_status STACKDIR: one line per component; returns 1 if any is down.
 stack_status() {
     local dir=$1 rc=0 pid name file comm
-    for name in mariadb supportcrm-fcgi nginx; do
+    for name in mariadb supportcrm-fcgi supportcrm-webhooks nginx; do
         case $name in
         mariadb) file=$dir/mysqld.pid comm=mariadbd ;;
         supportcrm-fcgi) file=$dir/fcgi.pid comm=supportcrm-fcgi ;;
+        supportcrm-webhooks) file=$dir/webhooks.pid comm=$WEBHOOKS_COMM ;;
         nginx) file=$dir/nginx.pid comm=nginx ;;
         esac
         if pid=$(pidfile_alive "$file" "$comm"); then

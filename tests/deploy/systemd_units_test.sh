@@ -10,19 +10,21 @@ trap 'rm -rf "$tmp"' EXIT
 # --listen: --test-config checks that the socket's directory exists, and /run/supportcrm
 # exists only where the package (tmpfiles.d) or supportcrm.socket made it.
 "$build/bin/supportcrm-fcgi" --config "$build/etc/supportcrm.conf" --listen "$tmp/s.sock" --test-config
+"$build/bin/supportcrm-webhooks" --config "$build/etc/supportcrm.conf" --test-config
 
 if ! command -v systemd-analyze >/dev/null; then
     echo "systemd-analyze not installed: unit verification skipped"
     exit 0
 fi
 # The units name the installed binary; point them at this build's so verify can check it.
-for unit in supportcrm.service supportcrm.socket; do
-    sed -E "s#^(ExecStart(Pre)?=)[^ ]*/supportcrm-fcgi#\1$build/bin/supportcrm-fcgi#" \
+for unit in supportcrm.service supportcrm.socket supportcrm-webhooks.service; do
+    sed -E "s#^(ExecStart(Pre)?=)[^ ]*/(supportcrm-fcgi|supportcrm-webhooks)#\1$build/bin/\3#" \
         "$build/systemd/$unit" >"$tmp/$unit"
 done
-out=$(cd "$tmp" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify ./supportcrm.socket ./supportcrm.service 2>&1 || true)
+out=$(cd "$tmp" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify ./supportcrm.socket ./supportcrm.service \
+    ./supportcrm-webhooks.service 2>&1 || true)
 # Only complaints about our own units count (verify also reports on unrelated system units).
-ours=$(grep -E 'supportcrm\.(service|socket)' <<<"$out" || true)
+ours=$(grep -E 'supportcrm(-webhooks)?\.(service|socket)' <<<"$out" || true)
 if [[ -n "$ours" ]]; then
     echo "systemd-analyze verify found problems:"
     echo "$ours"

@@ -49,7 +49,7 @@ const char kUnavailableBody[] =
 // Statements of db/db.cpp, by the start of their SQL.
 const char kShopByKeyHash[] =
     "SELECT ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL "
-    "AS deleted FROM api_keys";
+    "AS deleted, ks.webhook_events FROM api_keys";
 const char kHumanTicketInsert[] = "INSERT INTO human_tickets";
 const char kCustomerInsert[] = "INSERT INTO customers";
 

@@ -1,0 +1,250 @@
+#include "db/webhook_repo.h"
+
+#include <array>
+#include <stdexcept>
+
+#include "db/webhook_sql.h"
+
+namespace supportcrm {
+namespace {
+
+struct EventType {
+    unsigned bit;
+    std::string_view name;
+};
+constexpr std::array<EventType, 4> kEventTypes{{
+    {webhook_event::customer_created, "customer.created"},
+    {webhook_event::ticket_created, "ticket.created"},
+    {webhook_event::comment_created, "comment.created"},
+    {webhook_event::survey_created, "survey.created"},
+}};
+
+void refresh_shop_events(Db& db, std::uint64_t shop_id) {
+    db.run(Stmt::shop_webhook_events_refresh, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, shop_id);
+        st.executeUpdate();
+    });
+}
+
+std::optional<std::uint64_t> shop_of_webhook(Db& db, std::uint64_t id) {
+    return db.run(Stmt::webhook_shop,
+                  [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
+                      st.setUInt64(1, id);
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      return rs->getUInt64(1);
+                  });
+}
+
+}  // namespace
+
+std::string_view event_type_name(unsigned type) {
+    for (const EventType& t : kEventTypes) {
+        if (t.bit == type) {
+            return t.name;
+        }
+    }
+    return "";
+}
+
+std::optional<unsigned> event_type_bit(std::string_view name) {
+    for (const EventType& t : kEventTypes) {
+        if (t.name == name) {
+            return t.bit;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> event_type_names(unsigned mask) {
+    std::vector<std::string> out;
+    for (const EventType& t : kEventTypes) {
+        if ((mask & t.bit) != 0) {
+            out.emplace_back(t.name);
+        }
+    }
+    return out;
+}
+
+void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
+                  timeutil::Millis at) {
+    db.run(Stmt::webhook_event_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt(2, type);
+        st.setString(3, std::string(payload));
+        st.setString(4, timeutil::format_db(at));
+        st.executeUpdate();
+    });
+}
+
+std::uint64_t insert_webhook(Db& db, std::uint64_t shop_id, const std::string& url, unsigned events,
+                             const std::string& secret_base64, timeutil::Millis now) {
+    Transaction tx(db);
+    std::uint64_t id = db.run(Stmt::webhook_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setString(2, url);
+        st.setUInt(3, events);
+        st.setString(4, secret_base64);
+        st.setString(5, timeutil::format_db(now));
+        ResultSetPtr rs(st.executeQuery());
+        rs->next();
+        return rs->getUInt64(layout::returned_id::id);
+    });
+    refresh_shop_events(db, shop_id);
+    tx.commit();
+    return id;
+}
+
+std::vector<WebhookRow> webhooks_of_shop(Db& db, std::uint64_t shop_id) {
+    return db.run(Stmt::webhooks_of_shop, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<WebhookRow> out;
+        while (rs->next()) {
+            using namespace layout::webhooks_of_shop;
+            out.push_back({rs->getUInt64(id), rs->getString(url), rs->getUInt(events),
+                           iso_datetime(*rs, created_at)});
+        }
+        return out;
+    });
+}
+
+bool delete_webhook(Db& db, std::uint64_t id) {
+    Transaction tx(db);
+    std::optional<std::uint64_t> shop_id = shop_of_webhook(db, id);
+    if (!shop_id) {
+        return false;
+    }
+    db.run(Stmt::webhook_delete, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        st.executeUpdate();
+    });
+    refresh_shop_events(db, *shop_id);
+    tx.commit();
+    return true;
+}
+
+std::string_view delivery_status_name(DeliveryStatus status) {
+    switch (status) {
+        case DeliveryStatus::pending:
+            return "pending";
+        case DeliveryStatus::delivered:
+            return "delivered";
+        case DeliveryStatus::failed:
+            return "failed";
+    }
+    return "pending";
+}
+
+std::optional<std::vector<DeliveryRow>> webhook_deliveries(Db& db, std::uint64_t webhook_id,
+                                                           std::uint64_t limit) {
+    if (!shop_of_webhook(db, webhook_id)) {
+        return std::nullopt;
+    }
+    return db.run(Stmt::webhook_deliveries_page, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, webhook_id);
+        st.setUInt64(2, limit);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<DeliveryRow> out;
+        while (rs->next()) {
+            using namespace layout::webhook_deliveries_page;
+            DeliveryRow row;
+            row.event_id = rs->getUInt64(event_id);
+            row.type = rs->getUInt(type);
+            row.attempts = rs->getUInt(attempts);
+            row.status = static_cast<DeliveryStatus>(rs->getUInt(status));
+            row.last_status_code = optional_uint(*rs, last_status_code);
+            row.next_attempt_at = iso_datetime(*rs, next_attempt_at);
+            out.push_back(std::move(row));
+        }
+        return out;
+    });
+}
+
+std::size_t fan_out_new_events(Db& db, unsigned batch) {
+    Transaction tx(db);
+    std::vector<std::uint64_t> ids =
+        db.run(Stmt::webhook_events_new, [&](sql::PreparedStatement& st) {
+            st.setUInt(1, batch);
+            ResultSetPtr rs(st.executeQuery());
+            std::vector<std::uint64_t> out;
+            while (rs->next()) {
+                out.push_back(rs->getUInt64(1));
+            }
+            return out;
+        });
+    for (std::uint64_t id : ids) {
+        db.run(Stmt::webhook_fan_out, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, id);
+            st.executeUpdate();
+        });
+        db.run(Stmt::webhook_event_fanned_out, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, id);
+            st.executeUpdate();
+        });
+    }
+    tx.commit();
+    return ids.size();
+}
+
+std::vector<DueDelivery> claim_due_deliveries(Db& db, unsigned batch) {
+    std::vector<DueDelivery> due =
+        db.run(Stmt::webhook_deliveries_due, [&](sql::PreparedStatement& st) {
+            st.setUInt(1, batch);
+            ResultSetPtr rs(st.executeQuery());
+            std::vector<DueDelivery> out;
+            while (rs->next()) {
+                using namespace layout::webhook_deliveries_due;
+                DueDelivery d;
+                d.webhook_id = rs->getUInt64(webhook_id);
+                d.event_id = rs->getUInt64(event_id);
+                d.attempts = rs->getUInt(attempts);
+                out.push_back(std::move(d));
+            }
+            return out;
+        });
+    for (DueDelivery& d : due) {
+        db.run(Stmt::webhook_delivery_detail, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, d.webhook_id);
+            st.setUInt64(2, d.event_id);
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                // The delivery row is locked and both foreign keys hold.
+                throw std::logic_error("claimed delivery without its webhook or event");
+            }
+            using namespace layout::webhook_delivery_detail;
+            d.url = rs->getString(url);
+            d.secret_base64 = rs->getString(secret);
+            d.type = rs->getUInt(type);
+            d.payload = rs->getString(payload);
+            d.created_at = rs->getInt64(created_at);
+            d.shop_domain = rs->getString(domain);
+        });
+    }
+    return due;
+}
+
+void record_attempt(Db& db, const DueDelivery& d, const AttemptRecord& a) {
+    db.run(Stmt::webhook_attempt_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, d.webhook_id);
+        st.setUInt64(2, d.event_id);
+        st.setString(3, timeutil::format_db(a.attempted_at));
+        bind_optional(st, 4, a.status_code);
+        bind_optional(st, 5, a.error);
+        st.setUInt64(6, a.duration_ms);
+        st.executeUpdate();
+    });
+    db.run(Stmt::webhook_delivery_update, [&](sql::PreparedStatement& st) {
+        st.setUInt(1, static_cast<unsigned>(a.outcome));
+        st.setString(2, timeutil::format_db(a.next_attempt_at));
+        bind_optional(st, 3, a.status_code);
+        st.setUInt64(4, d.webhook_id);
+        st.setUInt64(5, d.event_id);
+        st.executeUpdate();
+    });
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,107 @@
+// Webhooks (extensions.md §E5): the outbox row the API writes with each create, the operator's
+// webhooks, and the deliverer's claims and records. The only SQL that touches the webhook_*
+// tables.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/time_util.h"
+#include "db/db.h"
+
+namespace supportcrm {
+
+// Event types are bits: a webhook's filter and a shop's webhook_events are unions of them.
+namespace webhook_event {
+constexpr unsigned customer_created = 1, ticket_created = 2, comment_created = 4,
+                   survey_created = 8, all = 15;
+}  // namespace webhook_event
+
+// "survey.created" for webhook_event::survey_created; "" for anything not one type.
+std::string_view event_type_name(unsigned type);
+// The bit of "ticket.created"; nullopt for an unknown name.
+std::optional<unsigned> event_type_bit(std::string_view name);
+// The names of the types in mask, in bit order.
+std::vector<std::string> event_type_names(unsigned mask);
+
+// Whether the shop (its webhook_events, read with its key) has a webhook wanting this type:
+// only then is an event written, so a shop without webhooks pays nothing.
+inline bool shop_wants_event(unsigned shop_webhook_events, unsigned type) {
+    return (shop_webhook_events & type) != 0;
+}
+
+// The outbox row, inside the caller's transaction: payload is the resource exactly as the
+// create response carries it.
+void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
+                  timeutil::Millis at);
+
+// --- supportcrm-admin ---------------------------------------------------------------------
+
+struct WebhookRow {
+    std::uint64_t id = 0;
+    std::string url;
+    unsigned events = 0;
+    std::string created_at;  // ISO 8601
+};
+
+// Adds the webhook and sets the shop's webhook_events, in one transaction. secret_base64 is the
+// base64 of the key bytes.
+std::uint64_t insert_webhook(Db& db, std::uint64_t shop_id, const std::string& url, unsigned events,
+                             const std::string& secret_base64, timeutil::Millis now);
+std::vector<WebhookRow> webhooks_of_shop(Db& db, std::uint64_t shop_id);
+// Deletes the webhook with its deliveries and attempts and recomputes the shop's
+// webhook_events; false when there is no such webhook.
+bool delete_webhook(Db& db, std::uint64_t id);
+
+enum class DeliveryStatus : unsigned { pending = 0, delivered = 1, failed = 2 };
+std::string_view delivery_status_name(DeliveryStatus status);
+
+struct DeliveryRow {
+    std::uint64_t event_id = 0;
+    unsigned type = 0;
+    unsigned attempts = 0;
+    DeliveryStatus status = DeliveryStatus::pending;
+    std::optional<std::uint64_t> last_status_code;
+    std::string next_attempt_at;  // ISO 8601
+};
+// The webhook's deliveries, newest first; nullopt when there is no such webhook.
+std::optional<std::vector<DeliveryRow>> webhook_deliveries(Db& db, std::uint64_t webhook_id,
+                                                           std::uint64_t limit);
+
+// --- supportcrm-webhooks ------------------------------------------------------------------
+
+// Creates the deliveries of up to `batch` new events (for the webhooks that want each and
+// existed when it happened) and marks them fanned out, in one transaction; returns how many
+// events it took.
+std::size_t fan_out_new_events(Db& db, unsigned batch);
+
+struct DueDelivery {
+    std::uint64_t webhook_id = 0;
+    std::uint64_t event_id = 0;
+    unsigned attempts = 0;  // before this one
+    std::string url;
+    std::string secret_base64;
+    unsigned type = 0;
+    std::string payload;
+    timeutil::Millis created_at = 0;
+    std::string shop_domain;
+};
+// Locks up to `batch` due deliveries (FOR UPDATE SKIP LOCKED) in the caller's open transaction:
+// they stay claimed until it ends, and return to the queue if the deliverer dies.
+std::vector<DueDelivery> claim_due_deliveries(Db& db, unsigned batch);
+
+struct AttemptRecord {
+    timeutil::Millis attempted_at = 0;
+    std::optional<std::uint64_t> status_code;  // none: no HTTP answer
+    std::optional<std::string> error;          // why not delivered, for the operator
+    std::uint64_t duration_ms = 0;
+    DeliveryStatus outcome = DeliveryStatus::pending;  // pending: retried at next_attempt_at
+    timeutil::Millis next_attempt_at = 0;
+};
+// The attempt's row and the delivery's new state, in the caller's transaction.
+void record_attempt(Db& db, const DueDelivery& delivery, const AttemptRecord& attempt);
+
+}  // namespace supportcrm

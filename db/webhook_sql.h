@@ -1,0 +1,94 @@
+// The webhook statements (extensions.md §E5) and the layout of their rows. Internal to db/:
+// included by db.cpp (the statement table) and webhook_repo.cpp (their reader).
+#pragma once
+
+#include "db/columns.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+namespace sql_text {
+
+// The API's one webhook statement: an event in the outbox, inside the create's transaction,
+// sent only when the shop's webhook_events bit for it is set (customers: a trigger, sql/006).
+inline constexpr char webhook_event_insert[] =
+    "INSERT INTO webhook_events (shop_id, type, payload, created_at) VALUES (?, ?, ?, ?)";
+
+// supportcrm-admin webhook ...
+inline constexpr char webhook_insert[] =
+    "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "
+    "RETURNING id";
+// The shop's union of filters, recomputed in the transaction that adds or deletes a webhook
+// (the shop row is locked by it, so two such transactions on one shop are ordered).
+inline constexpr char shop_webhook_events_refresh[] =
+    "UPDATE shops SET webhook_events = "
+    "(SELECT COALESCE(BIT_OR(w.events), 0) FROM webhooks w WHERE w.shop_id = ?) WHERE id = ?";
+inline constexpr char webhooks_of_shop[] =
+    "SELECT id, url, events, " SUPPORTCRM_MILLIS("created_at")
+    " FROM webhooks WHERE shop_id = ? ORDER BY id";
+inline constexpr char webhook_shop[] = "SELECT shop_id FROM webhooks WHERE id = ?";
+inline constexpr char webhook_delete[] = "DELETE FROM webhooks WHERE id = ?";
+// Newest first: events are numbered in commit order (near enough: by insert).
+inline constexpr char webhook_deliveries_page[] =
+    "SELECT d.event_id, e.type, d.attempts, d.status, d.last_status_code, "
+    SUPPORTCRM_MILLIS("d.next_attempt_at")
+    " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id "
+    "WHERE d.webhook_id = ? ORDER BY d.event_id DESC LIMIT ?";
+
+// supportcrm-webhooks: fan-out of new events to the webhooks that want them and existed when
+// the event happened, then the claim of due deliveries. Both claims skip the rows another
+// deliverer holds, so deliverers on several hosts share the work and never send one attempt
+// twice at once.
+inline constexpr char webhook_events_new[] =
+    "SELECT id FROM webhook_events WHERE fanned_out = 0 ORDER BY id LIMIT ? "
+    "FOR UPDATE SKIP LOCKED";
+inline constexpr char webhook_fan_out[] =
+    "INSERT IGNORE INTO webhook_deliveries (webhook_id, event_id, next_attempt_at) "
+    "SELECT w.id, e.id, UTC_TIMESTAMP(3) FROM webhook_events e "
+    "JOIN webhooks w ON w.shop_id = e.shop_id AND (w.events & e.type) <> 0 "
+    "AND w.created_at <= e.created_at WHERE e.id = ?";
+inline constexpr char webhook_event_fanned_out[] =
+    "UPDATE webhook_events SET fanned_out = 1 WHERE id = ?";
+// Only webhook_deliveries rows are locked (FOR UPDATE locks every table of a join: the shop
+// row would block the shop's API writes for as long as a receiver takes).
+inline constexpr char webhook_deliveries_due[] =
+    "SELECT webhook_id, event_id, attempts FROM webhook_deliveries "
+    "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3) "
+    "ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
+inline constexpr char webhook_delivery_detail[] =
+    "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain "
+    "FROM webhook_events e JOIN webhooks w ON w.id = ? JOIN shops s ON s.id = e.shop_id "
+    "WHERE e.id = ?";
+inline constexpr char webhook_delivery_update[] =
+    "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, "
+    "last_status_code = ? WHERE webhook_id = ? AND event_id = ?";
+inline constexpr char webhook_attempt_insert[] =
+    "INSERT INTO webhook_attempts (webhook_id, event_id, attempted_at, status_code, error, "
+    "duration_ms) VALUES (?, ?, ?, ?, ?, ?)";
+
+}  // namespace sql_text
+
+// clang-format on
+
+namespace layout {
+namespace webhooks_of_shop {
+constexpr unsigned id = 1, url = 2, events = 3, created_at = 4;
+static_assert(created_at == result_columns(sql_text::webhooks_of_shop));
+}  // namespace webhooks_of_shop
+namespace webhook_deliveries_page {
+constexpr unsigned event_id = 1, type = 2, attempts = 3, status = 4, last_status_code = 5,
+                   next_attempt_at = 6;
+static_assert(next_attempt_at == result_columns(sql_text::webhook_deliveries_page));
+}  // namespace webhook_deliveries_page
+namespace webhook_deliveries_due {
+constexpr unsigned webhook_id = 1, event_id = 2, attempts = 3;
+static_assert(attempts == result_columns(sql_text::webhook_deliveries_due));
+}  // namespace webhook_deliveries_due
+namespace webhook_delivery_detail {
+constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6;
+static_assert(domain == result_columns(sql_text::webhook_delivery_detail));
+}  // namespace webhook_delivery_detail
+}  // namespace layout
+
+}  // namespace supportcrm

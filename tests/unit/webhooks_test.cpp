@@ -1,0 +1,139 @@
+// The deliverer's pure parts: the Standard Webhooks signature, the SSRF address rule and the
+// retry schedule (extensions.md §E5).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+
+#include <variant>
+
+#include "common/address_policy.h"
+#include "common/webhook_signature.h"
+#include "db/webhook_repo.h"
+#include "webhooks/deliverer.h"
+#include "webhooks/schedule.h"
+
+namespace supportcrm::webhooks {
+namespace {
+
+// The known answer of the reference libraries (standard-webhooks/standard-webhooks,
+// libraries/go/webhook_test.go TestWebhookSign; the same vector in the C# tests).
+TEST(WebhookSignature, MatchesTheStandardWebhooksReferenceVector) {
+    const std::string secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    std::optional<std::string> key = base64_decode(secret.substr(kSecretPrefix.size()));
+    ASSERT_TRUE(key);
+    EXPECT_EQ(sign(*key, "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", R"({"test": 2432232314})"),
+              "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+}
+
+TEST(WebhookSignature, Base64RoundTripsEveryLength) {
+    std::string bytes;
+    for (int n = 0; n < 40; ++n) {
+        EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes) << n;
+        bytes.push_back(static_cast<char>(n * 37 + 200));
+    }
+    EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+    EXPECT_EQ(base64_encode("fo"), "Zm8=");
+    EXPECT_FALSE(base64_decode("Zm8"));
+    EXPECT_FALSE(base64_decode("Zm=8"));
+    EXPECT_FALSE(base64_decode("Zm8*"));
+}
+
+TEST(WebhookSignature, SecretsAre32RandomBytesAfterThePrefix) {
+    const std::string a = generate_secret(), b = generate_secret();
+    ASSERT_EQ(a.rfind("whsec_", 0), 0u);
+    std::optional<std::string> key = base64_decode(a.substr(6));
+    ASSERT_TRUE(key);
+    EXPECT_EQ(key->size(), 32u);
+    EXPECT_NE(a, b);
+}
+
+std::string kind_of(const char* text) {
+    sockaddr_storage storage{};
+    if (inet_pton(AF_INET, text, &reinterpret_cast<sockaddr_in*>(&storage)->sin_addr) == 1) {
+        storage.ss_family = AF_INET;
+    } else if (inet_pton(AF_INET6, text, &reinterpret_cast<sockaddr_in6*>(&storage)->sin6_addr) ==
+               1) {
+        storage.ss_family = AF_INET6;
+    } else {
+        ADD_FAILURE() << text;
+    }
+    return refused_kind(reinterpret_cast<const sockaddr*>(&storage));
+}
+
+TEST(WebhookAddressPolicy, RefusesLoopbackPrivateAndLinkLocal) {
+    for (const char* refused :
+         {"127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1",
+          "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fe80::1",
+          "fc00::1", "fd12:3456::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "ff02::1"}) {
+        EXPECT_NE(kind_of(refused), "") << refused;
+    }
+    for (const char* allowed : {"8.8.8.8", "172.32.0.1", "172.15.255.255", "192.169.0.1", "1.1.1.1",
+                                "2001:4860::8888", "::ffff:8.8.8.8"}) {
+        EXPECT_EQ(kind_of(allowed), "") << allowed;
+    }
+}
+
+TEST(WebhookAddressPolicy, ResolvedLoopbackIsRefusedUnlessAllowed) {
+    auto refused = resolve_and_check("localhost", 80, false);
+    ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
+    EXPECT_NE(std::get<Refusal>(refused).reason.find("loopback"), std::string::npos);
+    auto literal = resolve_and_check("[::1]", 80, false);
+    EXPECT_TRUE(std::holds_alternative<Refusal>(literal));
+    auto allowed = resolve_and_check("localhost", 8080, true);
+    ASSERT_TRUE(std::holds_alternative<PinnedAddress>(allowed));
+    // A name is pinned to the address that was checked; a literal needs no pin.
+    EXPECT_EQ(std::get<PinnedAddress>(allowed).resolve_entry.rfind("localhost:8080:", 0), 0u);
+    auto ip = resolve_and_check("127.0.0.1", 8080, true);
+    ASSERT_TRUE(std::holds_alternative<PinnedAddress>(ip));
+    EXPECT_EQ(std::get<PinnedAddress>(ip).resolve_entry, "");
+}
+
+TEST(WebhookSchedule, DoublesFromTheFirstDelayWithJitterUpToTheCap) {
+    WebhookSettings s;  // 10 s first, 1 h cap, 24 h
+    const timeutil::Millis t0 = 1'000'000'000'000;
+    for (std::uint32_t random : {0u, 0xffffffffu, 0x80000000u}) {
+        for (unsigned attempts = 1; attempts < 30; ++attempts) {
+            auto next = next_attempt(s, attempts, t0, t0, random);
+            ASSERT_TRUE(next);
+            double full = std::min(10000.0 * (1u << std::min(attempts - 1, 20u)), 3600000.0);
+            EXPECT_GE(*next - t0, static_cast<timeutil::Millis>(full / 2) - 1);
+            EXPECT_LE(*next - t0, static_cast<timeutil::Millis>(full));
+        }
+    }
+    // The first retry comes within 30 s (extensions.md §E5).
+    EXPECT_LE(*next_attempt(s, 1, t0, t0, 0xffffffffu) - t0, 30000);
+}
+
+TEST(WebhookSchedule, RetriesForTheWholeWindowThenFails) {
+    WebhookSettings s;
+    const timeutil::Millis t0 = 1'000'000'000'000;
+    timeutil::Millis now = t0;
+    unsigned attempts = 0;
+    while (auto next = next_attempt(s, ++attempts, t0, now, 0x12345678u)) {
+        now = *next;
+        ASSERT_LT(attempts, 200u);
+    }
+    EXPECT_GE(now - t0, 24 * 3600 * 1000);  // the last attempt came 24 h or more after the event
+    EXPECT_FALSE(next_attempt(s, 1, t0, t0 + 86'400'000, 0));
+}
+
+TEST(WebhookBody, CarriesTypeTimestampShopAndTheStoredPayload) {
+    DueDelivery d;
+    d.type = webhook_event::survey_created;
+    d.created_at = 1'700'000'000'123;
+    d.shop_domain = "a.example";
+    d.payload = R"({"id":5,"mark":4})";
+    EXPECT_EQ(delivery_body(d),
+              R"({"type":"survey.created","timestamp":"2023-11-14T22:13:20.123Z",)"
+              R"("shopDomain":"a.example","data":{"id":5,"mark":4}})");
+}
+
+TEST(WebhookEvents, NamesAndBits) {
+    EXPECT_EQ(event_type_bit("comment.created"), webhook_event::comment_created);
+    EXPECT_FALSE(event_type_bit("comment"));
+    EXPECT_EQ(event_type_names(webhook_event::all),
+              (std::vector<std::string>{"customer.created", "ticket.created", "comment.created",
+                                        "survey.created"}));
+}
+
+}  // namespace
+}  // namespace supportcrm::webhooks
