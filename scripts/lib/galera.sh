@@ -79,6 +79,11 @@ wsrep-cluster-address = $(galera_cluster_address)
 wsrep-node-name = node$n
 wsrep-node-address = 127.0.0.1:${GALERA_GCOMM_PORTS[$i]}
 wsrep-node-incoming-address = 127.0.0.1:${GALERA_SQL_PORTS[$i]}
+# Reads wait until this node has applied every write the cluster committed before the read began
+# (a causality check, one group round trip per read). Without it a client that writes through
+# one app host and reads through another may not see its own write: the other node has
+# certified it but may not have applied it yet.
+wsrep-sync-wait = 1
 wsrep-sst-method = rsync
 wsrep-sst-receive-address = 127.0.0.1:${GALERA_SST_PORTS[$i]}
 # A dead node is suspected after 3 s and evicted after 5 s (defaults 5 s / 15 s): until then the
@@ -251,21 +256,37 @@ galera_status() {
     return "$rc"
 }
 
-# galera_write_config STACKDIR CLUSTERDIR N...: STACKDIR/supportcrm.conf (write_config's) for a
-# pool whose database is the cluster's node N (TCP), then the other nodes given, in that order
-# (db-hosts: tried in order on every connect).
+# galera_write_config STACKDIR CLUSTERDIR socket N: STACKDIR/supportcrm.conf (write_config's) for
+# a pool on the host of node N, through its unix socket (as pool A of scripts/test --galera: the
+# tests' direct database checks use db-socket, as on a single-server stack).
+# galera_write_config STACKDIR CLUSTERDIR tcp N [M...]: the same through TCP to node N, then the
+# other nodes given, in that order (db-hosts: tried in order on every connect).
 galera_write_config() {
-    local stackdir=$1 clusterdir=$2 conf hosts="" n
-    shift 2
+    local stackdir=$1 clusterdir=$2 how=$3 conf hosts="" n
+    shift 3
     write_config "$stackdir"
     conf=$(abs_dir "$stackdir")/supportcrm.conf
+    clusterdir=$(abs_dir "$clusterdir")
+    sed -i -e '/^db-socket = /d' -e "s|^db-password-file = .*|db-password-file = $clusterdir/db-password|" "$conf"
+    if [[ $how == socket ]]; then
+        echo "db-socket = $(galera_node_dir "$clusterdir" "$1")/mysqld.sock" >>"$conf"
+        return 0
+    fi
     for n in "$@"; do
         hosts+="${hosts:+,}127.0.0.1:${GALERA_SQL_PORTS[$((n - 1))]}"
     done
-    sed -i -e '/^db-socket = /d' -e "s|^db-password-file = .*|db-password-file = $(abs_dir "$clusterdir")/db-password|" "$conf"
     {
         echo "db-host = 127.0.0.1"
         echo "db-port = ${GALERA_SQL_PORTS[$(($1 - 1))]}"
         if (($# > 1)); then echo "db-hosts = $hosts"; fi
     } >>"$conf"
+}
+
+# galera_start_pool STACKDIR BINDIR PORT RATE_PORT: the pool and nginx of one app host (its
+# config written by galera_write_config).
+galera_start_pool() {
+    local dir=$1 bindir=$2 port=$3 rate_port=$4
+    start_fcgi "$dir" "$bindir"
+    start_nginx "$dir" "$port" "$rate_port"
+    echo "$rate_port" >"$dir/nginx.rate_port"
 }
