@@ -141,6 +141,13 @@ galera_start_node() {
             # others will copy if they are behind).
             sed -i 's/^safe_to_bootstrap: 0/safe_to_bootstrap: 1/' "$node/mysql/grastate.dat"
         fi
+        if [[ -z "$extra" ]] && grep -qs '^seqno: *-1' "$node/mysql/grastate.dat"; then
+            # Killed, not stopped: the data's replication position must be recovered from InnoDB
+            # (what mysqld_safe and galera_recovery do), else the node asks for a full state
+            # transfer (SST) where an incremental one (IST) from the others' gcache would do.
+            extra="--wsrep-start-position=$(galera_recover_position "$node")" ||
+                die "galera node$n: could not recover its position (see $node/recover.log)"
+        fi
         log "starting galera node$n (port ${GALERA_SQL_PORTS[$((n - 1))]}${extra:+, $extra})"
         (
             # shellcheck disable=SC2086 # extra is one optional word
@@ -164,6 +171,17 @@ galera_start_node() {
         sleep 0.2
     done
     log "galera node$n is Synced (cluster size ${st%% *})"
+}
+
+# galera_recover_position NODEDIR: "uuid:seqno" of the last transaction in the node's InnoDB.
+galera_recover_position() {
+    local node=$1 pos
+    rm -f -- "$node/recover.log"
+    mariadbd --defaults-file="$node/my.cnf" --wsrep-recover --log-error="$node/recover.log" \
+        </dev/null >/dev/null 2>&1 || return 1
+    pos=$(sed -n 's/.*WSREP: Recovered position: *//p' "$node/recover.log" | tail -n1)
+    [[ "$pos" =~ ^[0-9a-f-]{36}:-?[0-9]+$ ]] || return 1
+    echo "$pos"
 }
 
 galera_stop_node() {
