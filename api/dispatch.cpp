@@ -77,7 +77,8 @@ Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router ro
 bool reconnect(Db& db) {
     try {
         db.connect();
-        log::warning("reconnected to the database: server " + db.server_version());
+        log::warning("reconnected to the database " + db.where() + ": server " +
+                     db.server_version());
         return true;
     } catch (const DbUnavailable& e) {
         log::error(e.what());

@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/lexical_cast.hpp>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
+#include <vector>
 
 namespace supportcrm {
 namespace po = boost::program_options;
@@ -72,6 +74,9 @@ KeyList declare_keys() {
     keys.add("db-host", d.db.host, "MariaDB host (unused when db-socket is set)");
     keys.add("db-port", d.db.port, "MariaDB TCP port");
     keys.add("db-socket", d.db.socket, "MariaDB unix socket path");
+    keys.add("db-hosts", std::string(),
+             "host:port,host:port,...: servers of one Galera cluster, tried in this order on "
+             "every connect (instead of db-host and db-port; not with db-socket)");
     keys.add("db-name", d.db.name, "database name");
     keys.add("db-user", d.db.user, "database user");
     keys.add("db-password", d.db.password,
@@ -196,6 +201,45 @@ void check_listen(const std::string& listen) {
     }
 }
 
+// db-hosts: "host:port" items separated by commas (blanks around them ignored); "" is none.
+std::vector<DbEndpoint> parse_db_hosts(const std::string& text) {
+    std::vector<DbEndpoint> hosts;
+    std::size_t start = 0;
+    while (text.find_first_not_of(" \t") != std::string::npos && start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        std::string item = text.substr(start, comma - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        const auto colon = item.rfind(':');
+        const std::string port = colon == std::string::npos ? "" : item.substr(colon + 1);
+        const bool digits = !port.empty() && port.size() <= 5 &&
+                            port.find_first_not_of("0123456789") == std::string::npos;
+        if (colon == 0 || !digits || std::stoul(port) < 1 || std::stoul(port) > 65535) {
+            throw ConfigError(
+                "db-hosts: expected host:port,host:port,... with ports 1-65535, got '" + item +
+                "'");
+        }
+        hosts.push_back(DbEndpoint{item.substr(0, colon), static_cast<unsigned>(std::stoul(port))});
+        start = comma + 1;
+    }
+    return hosts;
+}
+
+// For the start-up line: where the database is.
+std::string describe_db_server(const DbSettings& db) {
+    if (!db.socket.empty()) {
+        return db.socket;
+    }
+    if (db.hosts.empty()) {
+        return db.host + ":" + std::to_string(db.port);
+    }
+    std::string all;
+    for (const DbEndpoint& e : db.hosts) {
+        all += (all.empty() ? "" : ",") + e.host + ":" + std::to_string(e.port);
+    }
+    return all;
+}
+
 uid_t user_id(const std::string& name) {
     if (name.empty()) {
         return static_cast<uid_t>(-1);
@@ -289,6 +333,10 @@ Config load_config(const po::variables_map& command_line) {
         throw ConfigError("db-port: must be between 1 and 65535");
     }
     c.db.socket = vm["db-socket"].as<std::string>();
+    c.db.hosts = parse_db_hosts(vm["db-hosts"].as<std::string>());
+    if (!c.db.hosts.empty() && !c.db.socket.empty()) {
+        throw ConfigError("db-hosts and db-socket: set one of them, not both");
+    }
     c.db.name = vm["db-name"].as<std::string>();
     c.db.user = vm["db-user"].as<std::string>();
     if (c.db.name.empty() || c.db.user.empty()) {
@@ -329,11 +377,9 @@ Config load_config(const po::variables_map& command_line) {
 std::string describe(const Config& c) {
     std::ostringstream out;
     out << "config=" << c.config_file << " listen=" << c.listen << " workers=" << c.workers
-        << " db="
-        << (c.db.socket.empty() ? c.db.host + ":" + std::to_string(c.db.port) : c.db.socket) << "/"
-        << c.db.name << " db-user=" << c.db.user << " max-body-bytes=" << c.max_body_bytes
-        << " shutdown-timeout=" << c.shutdown_timeout << "s ready-timeout=" << c.ready_timeout
-        << "s slowlog-threshold=" << c.slowlog_threshold
+        << " db=" << describe_db_server(c.db) << "/" << c.db.name << " db-user=" << c.db.user
+        << " max-body-bytes=" << c.max_body_bytes << " shutdown-timeout=" << c.shutdown_timeout
+        << "s ready-timeout=" << c.ready_timeout << "s slowlog-threshold=" << c.slowlog_threshold
         << "ms request-terminate-timeout=" << c.request_terminate_timeout << "s";
     return out.str();
 }

@@ -204,6 +204,12 @@ bool Db::is_not_sent(int code) {
     return code == 2006;
 }
 
+bool Db::is_node_not_ready(int code) {
+    // ER_UNKNOWN_COM_ERROR, Galera's "WSREP has not yet prepared node for application use": the
+    // node is outside the primary component (or still joining) and refused the statement.
+    return code == 1047;
+}
+
 bool Db::is_server_error(int code) {
     return code >= 1000 && (code < 2000 || code >= 3000);
 }
@@ -249,10 +255,12 @@ void Db::failed(const sql::SQLException& e, const char* what, WriteLedger::Mark 
     if (!is_unique_violation(code)) {
         ++error_count_;
     }
-    if (is_connection_lost(code)) {
+    if (is_connection_lost(code) || is_node_not_ready(code)) {
         // The server rolls back an open transaction when the connection goes; whether a
-        // statement sent outside one (or COMMIT) took effect is unknown unless it was never sent.
-        if (is_not_sent(code)) {
+        // statement sent outside one (or COMMIT) took effect is unknown unless it was never sent
+        // or the node refused it (a Galera node that is not ready runs nothing). The connection
+        // is given up either way: a reconnect finds a ready node (db-hosts).
+        if (is_not_sent(code) || is_node_not_ready(code)) {
             ledger_.restore(before);
         }
         ledger_.transaction_abandoned();
@@ -293,14 +301,55 @@ void Db::disconnect() {
 void Db::connect() {
     disconnect();
     lost_ = false;
-    sql::ConnectOptionsMap options;
     if (!settings_.socket.empty()) {
+        sql::ConnectOptionsMap options;
         options["hostName"] = sql::SQLString("localhost");
         options["socket"] = sql::SQLString(settings_.socket);
-    } else {
-        options["hostName"] = sql::SQLString(settings_.host);
-        options["port"] = static_cast<int>(settings_.port);
+        open(options, settings_.socket);
+        return;
     }
+    if (settings_.hosts.empty()) {
+        connect_tcp(DbEndpoint{settings_.host, settings_.port});
+        return;
+    }
+    // db-hosts: the first server that answers and is ready serves. A Galera node that is up but
+    // outside the primary component (wsrep_ready OFF) would refuse every statement with 1047.
+    std::string failures;
+    for (const DbEndpoint& endpoint : settings_.hosts) {
+        try {
+            connect_tcp(endpoint);
+            if (cluster_node_ready()) {
+                return;
+            }
+            failures += (failures.empty() ? "" : "; ") + where_ + ": not ready (wsrep_ready OFF)";
+        } catch (const DbUnavailable& e) {
+            failures += (failures.empty() ? "" : "; ") + std::string(e.what());
+        }
+        disconnect();
+    }
+    throw DbUnavailable("no server of db-hosts is ready: " + failures);
+}
+
+void Db::connect_tcp(const DbEndpoint& endpoint) {
+    sql::ConnectOptionsMap options;
+    options["hostName"] = sql::SQLString(endpoint.host);
+    options["port"] = static_cast<int>(endpoint.port);
+    open(options, endpoint.host + ":" + std::to_string(endpoint.port));
+}
+
+bool Db::cluster_node_ready() {
+    try {
+        ResultSetPtr rs(plain_->executeQuery("SHOW GLOBAL STATUS LIKE 'wsrep_ready'"));
+        // No such variable: not a Galera node, a single server is always ready.
+        return !rs->next() || std::string(rs->getString(2)) == "ON";
+    } catch (const sql::SQLException& e) {
+        throw DbUnavailable("database " + where_ + ": cannot read wsrep_ready: code " +
+                            std::to_string(e.getErrorCode()));
+    }
+}
+
+void Db::open(sql::ConnectOptionsMap& options, const std::string& where) {
+    where_ = where;
     options["userName"] = sql::SQLString(settings_.user);
     options["password"] = sql::SQLString(settings_.password);
     options["schema"] = sql::SQLString(settings_.name);
@@ -325,7 +374,7 @@ void Db::connect() {
     } catch (const sql::SQLException& e) {
         connection_.reset();
         plain_.reset();
-        throw DbUnavailable(std::string("cannot connect to the database: code ") +
+        throw DbUnavailable("cannot connect to the database " + where + ": code " +
                             std::to_string(e.getErrorCode()) + ", SQLSTATE " + e.getSQLStateCStr() +
                             ": " + e.what());
     }

@@ -195,6 +195,8 @@ class Db {
     // What the server said of itself at the handshake ("10.11.6-MariaDB-0+deb12u1"), for the
     // log line of a reconnect; "" when not connected.
     std::string server_version();
+    // Where the connection goes (socket path or host:port), for log lines.
+    const std::string& where() const { return where_; }
 
     // Prepares every statement now, so that a worker pays for it at start-up and a schema that
     // does not match the code is reported before the first request.
@@ -274,6 +276,10 @@ class Db {
     // A lost connection the client library reports before the statement left this process
     // (CR_SERVER_GONE_ERROR: libmariadb could not write the command), so the server never saw it.
     static bool is_not_sent(int code);
+    // A Galera node that is not ready refused the statement (1047): it ran nothing, and the
+    // connection is given up like a lost one, so that the re-run goes to a ready node. (At
+    // COMMIT the same code stays a refused COMMIT: 503, never re-run.)
+    static bool is_node_not_ready(int code);
     // An error the server sent (client library errors are 2000-2999).
     static bool is_server_error(int code);
     // Server errors after which the server has rolled the whole transaction back (an autocommit
@@ -300,6 +306,13 @@ class Db {
     std::int64_t statement_started(Stmt id);
     void statement_done(Stmt id, std::int64_t started_ns);
 
+    // Opens a connection to `where` (options name it) with the session settings every request
+    // relies on. Throws DbUnavailable.
+    void open(sql::ConnectOptionsMap& options, const std::string& where);
+    void connect_tcp(const DbEndpoint& endpoint);
+    // Whether the server just connected to may serve: a Galera node that is not (wsrep_ready
+    // OFF: outside the primary component, or still joining) refuses statements.
+    bool cluster_node_ready();
     // The prepared statement for id, prepared on first use on this connection. Private: run()
     // is the only way to a statement, so that every write sent is in the ledger.
     sql::PreparedStatement& statement(Stmt id);
@@ -311,6 +324,7 @@ class Db {
     sql::Statement& plain();
 
     DbSettings settings_;
+    std::string where_;
     WriteLedger ledger_;
     // The connection was lost in this request: ROLLBACK is not attempted on it.
     bool lost_ = false;

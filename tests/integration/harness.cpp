@@ -74,8 +74,11 @@ const Env& env() {
         r.admin = getenv_or_empty("SUPPORTCRM_ADMIN");
         r.config = getenv_or_empty("SUPPORTCRM_CONFIG");
         r.fcgi_log = getenv_or_empty("SUPPORTCRM_FCGI_LOG");
-        while (!r.base_url.empty() && r.base_url.back() == '/') {
-            r.base_url.pop_back();
+        r.second_base_url = getenv_or_empty("SUPPORTCRM_SECOND_BASE_URL");
+        for (std::string* url : {&r.base_url, &r.second_base_url}) {
+            while (!url->empty() && url->back() == '/') {
+                url->pop_back();
+            }
         }
         return r;
     }();
@@ -243,10 +246,32 @@ struct SlistDeleter {
 
 }  // namespace
 
-HttpResponse http_any_body(const std::string& method, const std::string& path,
-                           const Headers& headers, const std::optional<std::string>& body) {
+std::vector<std::string> hosts() {
+    const Env& e = env();
+    std::vector<std::string> all{e.base_url};
+    if (!e.second_base_url.empty()) {
+        all.push_back(e.second_base_url);
+    }
+    return all;
+}
+
+namespace {
+
+// The host of the next request: alternates when there are two, whatever thread asks.
+const std::string& next_base_url() {
+    static std::atomic<unsigned> requests{0};
+    const Env& e = env();
+    if (e.second_base_url.empty() || requests.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
+        return e.base_url;
+    }
+    return e.second_base_url;
+}
+
+HttpResponse send_to(const std::string& base_url, const std::string& method,
+                     const std::string& path, const Headers& headers,
+                     const std::optional<std::string>& body) {
     curl_init_once();
-    const std::string url = env().base_url + path;
+    const std::string url = base_url + path;
     std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
     if (!curl) {
         throw std::runtime_error("curl_easy_init failed");
@@ -318,6 +343,13 @@ HttpResponse http_any_body(const std::string& method, const std::string& path,
     return r;
 }
 
+}  // namespace
+
+HttpResponse http_any_body(const std::string& method, const std::string& path,
+                           const Headers& headers, const std::optional<std::string>& body) {
+    return send_to(next_base_url(), method, path, headers, body);
+}
+
 bool openapi_check_enabled() {
     static const bool enabled = [] {
         const char* v = std::getenv("SUPPORTCRM_OPENAPI_CHECK");
@@ -373,6 +405,28 @@ HttpResponse http_unchecked(const std::string& method, const std::string& path,
 HttpResponse http(const std::string& method, const std::string& path, const Headers& headers,
                   const std::optional<std::string>& body) {
     HttpResponse r = http_unchecked(method, path, headers, body);
+    if (r.status >= 500) {
+        ADD_FAILURE() << "the service answered 5xx: " << r.describe();
+    }
+    return r;
+}
+
+HttpResponse http_unchecked_on(std::size_t host, const std::string& method, const std::string& path,
+                               const Headers& headers, const std::optional<std::string>& body) {
+    const std::vector<std::string> all = hosts();
+    if (host >= all.size()) {
+        throw std::runtime_error("no app host " + std::to_string(host) + " (" +
+                                 std::to_string(all.size()) + " configured)");
+    }
+    HttpResponse r = send_to(all[host], method, path, headers, body);
+    expect_json_body(r);
+    expect_described(r);
+    return r;
+}
+
+HttpResponse http_on(std::size_t host, const std::string& method, const std::string& path,
+                     const Headers& headers, const std::optional<std::string>& body) {
+    HttpResponse r = http_unchecked_on(host, method, path, headers, body);
     if (r.status >= 500) {
         ADD_FAILURE() << "the service answered 5xx: " << r.describe();
     }

@@ -36,6 +36,10 @@ struct Env {
     std::string admin;     // SUPPORTCRM_ADMIN
     std::string config;    // SUPPORTCRM_CONFIG
     std::string fcgi_log;  // SUPPORTCRM_FCGI_LOG
+    // SUPPORTCRM_SECOND_BASE_URL (optional, without a trailing slash): a second app host of the
+    // same database (scripts/test --galera: pool B on another Galera node). When set, it::http
+    // and its siblings alternate between the two hosts request by request.
+    std::string second_base_url;
 };
 
 // Reads the four variables once; throws naming every missing one.
@@ -67,13 +71,26 @@ struct HttpResponse {
     mutable std::optional<Json::Value> json_;
 };
 
-// Sends one request to SUPPORTCRM_BASE_URL + path on a fresh connection. `body` (any bytes,
+// The app hosts under test: SUPPORTCRM_BASE_URL, then SUPPORTCRM_SECOND_BASE_URL if set.
+std::vector<std::string> hosts();
+
+// Sends one request to SUPPORTCRM_BASE_URL + path on a fresh connection (with a second host
+// set, every other request goes to SUPPORTCRM_SECOND_BASE_URL instead). `body` (any bytes,
 // NUL included) is sent with any method, with exactly the Content-Type given in `headers`
 // (none when `headers` has none). Throws on transport failure. Any 5xx answer is recorded as
 // a test failure (ADD_FAILURE), because the service must never answer 5xx to these tests.
 // Thread-safe.
 HttpResponse http(const std::string& method, const std::string& path, const Headers& headers = {},
                   const std::optional<std::string>& body = std::nullopt);
+
+// it::http to one chosen host: hosts()[host]. For tests that race two hosts on purpose.
+HttpResponse http_on(std::size_t host, const std::string& method, const std::string& path,
+                     const Headers& headers = {},
+                     const std::optional<std::string>& body = std::nullopt);
+// The same without the 5xx check (a node-failure test counts its 503s).
+HttpResponse http_unchecked_on(std::size_t host, const std::string& method, const std::string& path,
+                               const Headers& headers = {},
+                               const std::optional<std::string>& body = std::nullopt);
 
 // Same, without the 5xx check (for tests that expect a 5xx, e.g. a stopped database). Both
 // check that the body is strict JSON (expect_json_body).

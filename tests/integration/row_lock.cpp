@@ -6,6 +6,7 @@
 #include <cppconn/statement.h>
 #include <mysql_driver.h>
 
+#include <chrono>
 #include <thread>
 
 #include "harness.h"
@@ -24,7 +25,20 @@ RowLock::RowLock(const std::string& select_for_update) {
     conn_->setSchema(name == ini.end() ? std::string("supportcrm") : name->second);
     conn_->setAutoCommit(false);
     stmt_.reset(conn_->createStatement());
-    std::unique_ptr<sql::ResultSet> rs(stmt_->executeQuery(select_for_update));
+    // On a Galera node the row may still be being applied from another node (the test's data
+    // was created through both hosts): the applier wins, our read is rolled back (1213).
+    for (int attempt = 1;; ++attempt) {
+        try {
+            std::unique_ptr<sql::ResultSet> rs(stmt_->executeQuery(select_for_update));
+            return;
+        } catch (const sql::SQLException& e) {
+            if (e.getErrorCode() != 1213 || attempt == 5) {
+                throw;
+            }
+            stmt_->execute("ROLLBACK");
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
 }
 
 RowLock::~RowLock() {

@@ -92,6 +92,31 @@ TEST(ConfigValidation, ListenTakesAUnixPathOrHostAndANumericPort) {
     EXPECT_THROW(load_file(file, {"--listen", "/" + std::string(120, 'a')}), ConfigError);
 }
 
+TEST(ConfigValidation, DbHostsIsAnOrderedListOfHostAndPortNotWithASocket) {
+    using supportcrm::DbEndpoint;
+    TempFile file("");
+    EXPECT_TRUE(load_file(file).db.hosts.empty());
+    EXPECT_EQ(load_file(file, {"--db-hosts", "10.0.0.2:3306, db3:3307 ,127.0.0.1:14306"}).db.hosts,
+              (std::vector<DbEndpoint>{{"10.0.0.2", 3306}, {"db3", 3307}, {"127.0.0.1", 14306}}));
+    EXPECT_EQ(load_file(file, {"--db-hosts", "db1:1"}).db.hosts,
+              (std::vector<DbEndpoint>{{"db1", 1}}));
+    for (const char* bad :
+         {"db1", "db1:", ":3306", "db1:0", "db1:65536", "db1:3306,", "a:1,,b:2", "db1:33x6"}) {
+        try {
+            load_file(file, {"--db-hosts", bad});
+            ADD_FAILURE() << "accepted db-hosts = " << bad;
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("db-hosts: ", 0), 0u) << e.what();
+        }
+    }
+    try {
+        load_file(file, {"--db-hosts", "db1:3306", "--db-socket", "/run/mysqld/mysqld.sock"});
+        ADD_FAILURE() << "accepted db-hosts with db-socket";
+    } catch (const ConfigError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("db-hosts and db-socket", 0), 0u) << e.what();
+    }
+}
+
 TEST(ConfigValidation, TheDirectoryOfAUnixListenPathMustExist) {
     TempFile file("");
     EXPECT_NO_THROW(supportcrm::check_listen_directory(load_file(file, {"--listen", "/tmp/s"})));

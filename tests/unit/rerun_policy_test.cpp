@@ -1,5 +1,5 @@
 // rerun::next(): which failed requests run again. A request that may have committed a write is
-// never run again, whatever failed; a lost connection is re-run once, a deadlock twice.
+// never run again, whatever failed; a lost connection is re-run once, a deadlock six times.
 #include "api/rerun_policy.h"
 
 #include <gtest/gtest.h>
@@ -22,10 +22,13 @@ TEST(RerunPolicy, ALostConnectionAfterAWriteWasSentIsNeverReRun) {
     EXPECT_EQ(b.reconnect_reruns, 0);
 }
 
-TEST(RerunPolicy, ARolledBackTransactionIsReRunTwiceWithJitter) {
+TEST(RerunPolicy, ARolledBackTransactionIsReRunSixTimesWithJitter) {
+    static_assert(supportcrm::rerun::kMaxRollbackReruns == 6);
     Budget b;
-    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
-    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    for (int i = 1; i <= 6; ++i) {
+        EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+        EXPECT_EQ(b.rollback_reruns, i);
+    }
     EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::unavailable);
 }
 
@@ -38,7 +41,9 @@ TEST(RerunPolicy, TheTwoBudgetsAreSeparateAndBounded) {
     Budget b;
     EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
     EXPECT_EQ(next(Failure::connection_lost, false, b), Step::rerun);
-    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    for (int i = 2; i <= 6; ++i) {
+        EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    }
     EXPECT_EQ(next(Failure::connection_lost, false, b), Step::unavailable);
     EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::unavailable);
 }
@@ -58,6 +63,9 @@ TEST(RerunPolicy, JitterIsAFewMillisecondsGrowingWithEachReRun) {
         EXPECT_LE(jitter(1, r), microseconds(4000));
         EXPECT_GE(jitter(2, r), microseconds(2000));
         EXPECT_LE(jitter(2, r), microseconds(8000));
+        // Doubling: the sixth (last) re-run waits 32-128 ms.
+        EXPECT_GE(jitter(6, r), microseconds(32000));
+        EXPECT_LE(jitter(6, r), microseconds(128000));
     }
     EXPECT_NE(jitter(1, 0), jitter(1, 1500));
 }
