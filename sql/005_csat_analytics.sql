@@ -1,0 +1,51 @@
+-- CSAT analytics (extensions.md §E4).
+--
+-- 1. A survey keeps its conversation's Channel and assigned_to as they were when it was
+--    recorded (filters channel / assignedTo, groupBy channel / agent, the export). Existing
+--    surveys take their conversation's current values: the best the database still knows.
+--    ix_surveys_customer serves the customerId filter and its export (a customer has few).
+-- 2. survey_span_counts: counts per (shop, aligned time span, channel, agent) with one column
+--    per mark. A span is [start, start + span) in minutes since 1000-01-01 00:00 UTC
+--    (DATETIME's first day: never negative), start a multiple of span, for each span of kCsatSpans (db/survey_sql.h): 15, 30, 60, 180, 360,
+--    720 minutes, 1, 7, 28 days. Every survey adds 1 to one row per span, in the transaction
+--    that records it (one INSERT ... SELECT ... ON DUPLICATE KEY UPDATE). Any window whose
+--    edges are on a quarter hour — every day of every zone with a modern offset, half-hour and
+--    45-minute ones and DST days included — is a sum of a few such spans (a greedy cover with
+--    the largest aligned span that fits: about 8 per zone day), so statistics cost
+--    days x spans x (channel, agent) pairs, never a scan of surveys. agent 0 is "unassigned"
+--    (user ids start at 1; a primary key cannot hold NULL).
+-- survey_daily_counts stays: v1's answers (no E4 parameter) still come from it unchanged.
+ALTER TABLE surveys
+    ADD COLUMN channel VARCHAR(255) NOT NULL DEFAULT '' AFTER node_ids,
+    ADD COLUMN assigned_to INT UNSIGNED NULL AFTER channel,
+    ADD KEY ix_surveys_customer (customer_id, created_at, id);
+
+UPDATE surveys s JOIN conversations c ON c.id = s.conversation_id
+    SET s.channel = c.channel, s.assigned_to = c.assigned_to;
+
+CREATE TABLE IF NOT EXISTS survey_span_counts (
+    shop_id     INT UNSIGNED      NOT NULL,
+    span        SMALLINT UNSIGNED NOT NULL,  -- minutes
+    start       BIGINT UNSIGNED   NOT NULL,  -- minutes since 1000-01-01 UTC, a multiple of span
+    channel     VARCHAR(255)      NOT NULL,
+    agent       INT UNSIGNED      NOT NULL,  -- 0: unassigned
+    c1          INT UNSIGNED      NOT NULL,
+    c2          INT UNSIGNED      NOT NULL,
+    c3          INT UNSIGNED      NOT NULL,
+    c4          INT UNSIGNED      NOT NULL,
+    c5          INT UNSIGNED      NOT NULL,
+    PRIMARY KEY (shop_id, span, start, channel, agent),
+    CONSTRAINT fk_survey_span_counts_shop FOREIGN KEY (shop_id) REFERENCES shops (id)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- The backfill: the same arithmetic as the per-survey statement (sql_text::survey_span_bump).
+INSERT INTO survey_span_counts (shop_id, span, start, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, l.span,
+       TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV l.span * l.span,
+       s.channel, COALESCE(s.assigned_to, 0),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 15 AS span UNION ALL SELECT 30 UNION ALL SELECT 60 UNION ALL SELECT 180
+            UNION ALL SELECT 360 UNION ALL SELECT 720 UNION ALL SELECT 1440
+            UNION ALL SELECT 10080 UNION ALL SELECT 40320) l
+GROUP BY 1, 2, 3, 4, 5;
