@@ -469,15 +469,24 @@ Stmt span_statement(CountKey key) {
     }
 }
 
+// The rollup of survey_span_counts a request reads (sql/005): channels summed unless it
+// filters or groups by channel, agents summed unless it filters or groups by agent.
+unsigned rollup_for(const SurveyFilter& f, CountKey key) {
+    const bool by_channel = f.channel || key == CountKey::channel;
+    const bool by_agent = f.assigned_to || key == CountKey::agent;
+    return (by_channel ? 0u : 1u) | (by_agent ? 0u : 2u);
+}
+
 void count_spans(Db& db, std::uint64_t shop, const std::string& json, const SurveyFilter& f,
                  CountKey key, Tally& tally) {
     db.run(span_statement(key), [&](sql::PreparedStatement& st) {
         st.setString(1, json);
         st.setUInt64(2, shop);
-        bind_optional(st, 3, f.channel);
+        st.setUInt(3, rollup_for(f, key));
         bind_optional(st, 4, f.channel);
-        bind_optional(st, 5, f.assigned_to);
+        bind_optional(st, 5, f.channel);
         bind_optional(st, 6, f.assigned_to);
+        bind_optional(st, 7, f.assigned_to);
         ResultSetPtr rs(st.executeQuery());
         using namespace layout::csat_span_counts;
         while (rs->next()) {

@@ -50,13 +50,14 @@ namespace supportcrm {
     " FROM surveys s FORCE INDEX (" index ") JOIN shops sh ON sh.id = s.shop_id " \
     "JOIN customers cu ON cu.id = s.customer_id "
 // The window's counts from the spans given as JSON [[span, start, tag], ...] (minutes since
-// 1000-01-01): each span is an index lookup of (shop, span, start) returning its rows per
-// (channel, agent); grouped by `key`.
+// 1000-01-01): each span is an index lookup of (shop, span, start, rollup) returning its rows
+// per (channel, agent) of that rollup (sql/005); grouped by `key`.
 #define SUPPORTCRM_SPAN_COUNTS(key)                                                            \
     "SELECT " key ", SUM(c.c1), SUM(c.c2), SUM(c.c3), SUM(c.c4), SUM(c.c5) FROM JSON_TABLE(?, " \
     "'$[*]' COLUMNS (span INT UNSIGNED PATH '$[0]', start BIGINT UNSIGNED PATH '$[1]', "       \
     "tag INT UNSIGNED PATH '$[2]')) j "                                                        \
     "JOIN survey_span_counts c ON c.shop_id = ? AND c.span = j.span AND c.start = j.start "    \
+    "AND c.rollup = ? "                                                                        \
     "WHERE (? IS NULL OR c.channel = ?) AND (? IS NULL OR c.agent = ?) GROUP BY " key
 
 // A deleted shop's surveys behave as nonexistent, in brand scope too.
@@ -74,12 +75,14 @@ inline constexpr char survey_insert[] =
 // The new survey's row in each span of survey_span_counts (sql/005): one statement, the row's
 // own columns, the same arithmetic as the migration's backfill.
 inline constexpr char survey_span_bump[] =
-    "INSERT INTO survey_span_counts (shop_id, span, start, channel, agent, c1, c2, c3, c4, c5) "
+    "INSERT INTO survey_span_counts "
+    "(shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5) "
     "SELECT s.shop_id, l.span, "
     "TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV l.span * l.span, "
-    "s.channel, COALESCE(s.assigned_to, 0), "
+    "r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)), "
     "s.mark = 1, s.mark = 2, s.mark = 3, s.mark = 4, s.mark = 5 FROM surveys s "
-    "JOIN (" SUPPORTCRM_CSAT_SPANS ") l WHERE s.id = ? "
+    "JOIN (" SUPPORTCRM_CSAT_SPANS ") l JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 "
+    "UNION ALL SELECT 2 UNION ALL SELECT 3) r WHERE s.id = ? "
     "ON DUPLICATE KEY UPDATE c1 = c1 + VALUES(c1), c2 = c2 + VALUES(c2), "
     "c3 = c3 + VALUES(c3), c4 = c4 + VALUES(c4), c5 = c5 + VALUES(c5)";
 inline constexpr char survey_day_count_bump[] =

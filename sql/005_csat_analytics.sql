@@ -14,6 +14,10 @@
 --    the largest aligned span that fits: about 8 per zone day), so statistics cost
 --    days x spans x (channel, agent) pairs, never a scan of surveys. agent 0 is "unassigned"
 --    (user ids start at 1; a primary key cannot hold NULL).
+--    Each span also has its rollups: `rollup` bit 1 = summed over channels (channel ''), bit 2
+--    = summed over agents (agent 0). A request reads only the rollup it needs (no channel
+--    filter or grouping: channels summed; same for agents), so an unfiltered day costs one row
+--    per span, not one per (channel, agent) pair; a survey adds to 9 spans x 4 rollups.
 -- survey_daily_counts stays: v1's answers (no E4 parameter) still come from it unchanged.
 ALTER TABLE surveys
     ADD COLUMN channel VARCHAR(255) NOT NULL DEFAULT '' AFTER node_ids,
@@ -27,6 +31,7 @@ CREATE TABLE IF NOT EXISTS survey_span_counts (
     shop_id     INT UNSIGNED      NOT NULL,
     span        SMALLINT UNSIGNED NOT NULL,  -- minutes
     start       BIGINT UNSIGNED   NOT NULL,  -- minutes since 1000-01-01 UTC, a multiple of span
+    rollup      TINYINT UNSIGNED  NOT NULL,  -- 1: channels summed, 2: agents summed, 3: both
     channel     VARCHAR(255)      NOT NULL,
     agent       INT UNSIGNED      NOT NULL,  -- 0: unassigned
     c1          INT UNSIGNED      NOT NULL,
@@ -34,18 +39,72 @@ CREATE TABLE IF NOT EXISTS survey_span_counts (
     c3          INT UNSIGNED      NOT NULL,
     c4          INT UNSIGNED      NOT NULL,
     c5          INT UNSIGNED      NOT NULL,
-    PRIMARY KEY (shop_id, span, start, channel, agent),
+    PRIMARY KEY (shop_id, span, start, rollup, channel, agent),
     CONSTRAINT fk_survey_span_counts_shop FOREIGN KEY (shop_id) REFERENCES shops (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- The backfill: the same arithmetic as the per-survey statement (sql_text::survey_span_bump).
-INSERT INTO survey_span_counts (shop_id, span, start, channel, agent, c1, c2, c3, c4, c5)
-SELECT s.shop_id, l.span,
-       TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV l.span * l.span,
-       s.channel, COALESCE(s.assigned_to, 0),
+-- The backfill: the same arithmetic as the per-survey statement (sql_text::survey_span_bump),
+-- one span at a time (a GROUP BY over surveys x 36 at once needs a temporary table that large).
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 15, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 15 * 15,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
        SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
 FROM surveys s
-CROSS JOIN (SELECT 15 AS span UNION ALL SELECT 30 UNION ALL SELECT 60 UNION ALL SELECT 180
-            UNION ALL SELECT 360 UNION ALL SELECT 720 UNION ALL SELECT 1440
-            UNION ALL SELECT 10080 UNION ALL SELECT 40320) l
-GROUP BY 1, 2, 3, 4, 5;
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 30, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 30 * 30,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 60, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 60 * 60,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 180, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 180 * 180,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 360, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 360 * 360,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 720, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 720 * 720,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 1440, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 1440 * 1440,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 10080, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 10080 * 10080,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;
+INSERT INTO survey_span_counts (shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5)
+SELECT s.shop_id, 40320, TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV 40320 * 40320,
+       r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)),
+       SUM(s.mark = 1), SUM(s.mark = 2), SUM(s.mark = 3), SUM(s.mark = 4), SUM(s.mark = 5)
+FROM surveys s
+CROSS JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) r
+GROUP BY 1, 2, 3, 4, 5, 6;

@@ -108,10 +108,13 @@ struct Conv {
 };
 
 struct Survey {
+    Survey() = default;
+    Survey(int m, Millis at_, size_t c, int64_t id_ = 0, std::string text = "")
+        : mark(m), created_at(at_), conv(c), id(id_), comment(std::move(text)) {}
     int mark = 0;
     Millis created_at = 0;
     size_t conv = 0;  // index into World::convs
-    int64_t id = 0;
+    int64_t id = 0;   // once recorded
     std::string comment;
 };
 
@@ -712,7 +715,7 @@ TEST(CsatAnalytics, ExportNdjsonIsTheListShapeNewestFirst) {
     ASSERT_EQ(lines.size(), list["surveys"].size());
     for (size_t i = 0; i < lines.size(); ++i) {
         EXPECT_TRUE(it::is_strict_json(lines[i])) << lines[i];
-        EXPECT_EQ(lines[i], it::to_json(list["surveys"][static_cast<unsigned>(i)])) << i;
+        EXPECT_EQ(it::parse_json(lines[i]), list["surveys"][static_cast<unsigned>(i)]) << lines[i];
     }
     // Filters narrow it like the list.
     Query f = window;
