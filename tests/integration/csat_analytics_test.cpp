@@ -729,6 +729,23 @@ TEST(CsatAnalytics, ExportNdjsonIsTheListShapeNewestFirst) {
     for (size_t i = 0; i < rows.size(); ++i) {
         EXPECT_EQ(it::parse_json(flines[i])["id"].asInt64(), rows[i]->id);
     }
+    // customerId (read through the customer's index) and a zone, as CSV.
+    Query c = window;
+    c.emplace_back("customerId", std::to_string(w.other_customer));
+    c.emplace_back("tz", "Asia/Kolkata");
+    HttpResponse ce = get_export(w.base.shop, c);
+    ASSERT_EQ(ce.status, 200) << ce.describe();
+    ZoneClock kolkata("Asia/Kolkata");
+    const Millis kfrom = kolkata.day_start(2026, 7, 1), kto = kolkata.day_start(2026, 7, 2) - 1;
+    Filter cf;
+    cf.customer = w.other_customer;
+    std::vector<const Survey*> crows = select(w, surveys, kfrom, kto, cf);
+    std::vector<std::string> clines = lines_of(ce.body);
+    ASSERT_EQ(clines.size(), crows.size());
+    ASSERT_FALSE(crows.empty());
+    for (size_t i = 0; i < crows.size(); ++i) {
+        EXPECT_EQ(it::parse_json(clines[i])["id"].asInt64(), crows[i]->id);
+    }
     // An empty window is an empty body.
     HttpResponse none =
         get_export(w.base.shop, {{"startDate", "2001-01-01"}, {"endDate", "2001-01-02"}});
