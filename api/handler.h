@@ -54,6 +54,7 @@ Response list_tickets(HandlerContext& ctx);
 Response list_ticket_comments(HandlerContext& ctx);
 Response create_comment(HandlerContext& ctx);
 Response list_csat(HandlerContext& ctx);
+Response export_csat(HandlerContext& ctx);
 Response create_survey(HandlerContext& ctx);
 Response healthz(HandlerContext& ctx);
 Response get_openapi(HandlerContext& ctx);

@@ -37,7 +37,9 @@ std::string render_head(const Response& response, std::string_view request_id) {
     head.append("Status: ").append(std::to_string(response.status)).append(" ");
     head.append(reason_phrase(response.status)).append("\r\n");
     head.append("Content-Type: ").append(response.content_type).append("\r\n");
-    head.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n");
+    if (!response.stream) {
+        head.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n");
+    }
     head.append("Cache-Control: ").append(response.cache_control).append("\r\n");
     // A browser must never render a body (which may echo client text) as anything but JSON.
     head.append("X-Content-Type-Options: nosniff\r\n");

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 namespace supportcrm::timeutil {
-namespace {
 
 // Howard Hinnant's days_from_civil / civil_from_days: exact for the proleptic Gregorian
 // calendar, no time-zone database involved.
@@ -29,6 +28,8 @@ void civil_from_days(std::int64_t z, int& y, unsigned& m, unsigned& d) {
     m = mp < 10 ? mp + 3 : mp - 9;
     y = static_cast<int>(static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2));
 }
+
+namespace {
 
 bool is_leap(int y) {
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;

@@ -32,4 +32,8 @@ std::string format_db(Millis ms);
 
 Millis start_of_utc_day(Millis ms);
 
+// Days since 1970-01-01 of a proleptic Gregorian date, and back.
+std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d);
+void civil_from_days(std::int64_t z, int& y, unsigned& m, unsigned& d);
+
 }  // namespace supportcrm::timeutil

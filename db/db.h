@@ -61,6 +61,17 @@ enum class Stmt {
     csat_page_brand,
     brand_shop_ids,
     csat_stats_shop,
+    // csat: E4 analytics and export
+    survey_span_bump,
+    csat_filtered_page,
+    csat_customer_page,
+    csat_export_chunk,
+    csat_export_customer_chunk,
+    csat_span_counts_by_tag,
+    csat_span_counts_by_channel,
+    csat_span_counts_by_agent,
+    csat_count_rows,
+    csat_count_customer_rows,
     // admin
     brand_insert,
     brand_exists,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -192,20 +193,29 @@ SurveyRow row_of_new_survey(const RecordedSurvey& recorded, const NewSurvey& sur
 
 std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
     Transaction tx(db);
-    std::optional<SurveyCustomer> customer =
-        db.run(Stmt::survey_conversation,
-               [&](sql::PreparedStatement& st) -> std::optional<SurveyCustomer> {
-                   st.setUInt64(1, s.conversation_id);
-                   st.setUInt64(2, shop_id);
-                   ResultSetPtr rs(st.executeQuery());
-                   if (!rs->next()) {
-                       return std::nullopt;
-                   }
-                   return read_survey_customer(*rs, layout::survey_conversation::customer);
-               });
-    if (!customer) {
+    // The conversation's customer, and its channel and agent as they are now (E4: the survey
+    // keeps them).
+    struct Conversation {
+        SurveyCustomer customer;
+        std::string channel;
+        std::optional<std::uint64_t> assigned_to;
+    };
+    std::optional<Conversation> conversation = db.run(
+        Stmt::survey_conversation, [&](sql::PreparedStatement& st) -> std::optional<Conversation> {
+            st.setUInt64(1, s.conversation_id);
+            st.setUInt64(2, shop_id);
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                return std::nullopt;
+            }
+            using namespace layout::survey_conversation;
+            return Conversation{read_survey_customer(*rs, customer), rs->getString(channel),
+                                optional_uint(*rs, assigned_to)};
+        });
+    if (!conversation) {
         return std::nullopt;
     }
+    const std::optional<SurveyCustomer> customer = conversation->customer;
     RecordedSurvey out{0, *customer};
     out.id = db.run(Stmt::survey_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
@@ -220,7 +230,9 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
         }
         st.setString(7, s.graph_nodes_json);
         st.setString(8, s.node_ids_json);
-        st.setString(9, timeutil::format_db(s.created_at));
+        st.setString(9, conversation->channel);
+        bind_optional(st, 10, conversation->assigned_to);
+        st.setString(11, timeutil::format_db(s.created_at));
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
@@ -229,6 +241,10 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
         st.setUInt64(1, shop_id);
         st.setString(2, day_of(s.created_at));
         st.setInt(3, s.mark);
+        st.executeUpdate();
+    });
+    db.run(Stmt::survey_span_bump, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, out.id);
         st.executeUpdate();
     });
     tx.commit();
@@ -283,6 +299,419 @@ Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
         }
         return found;
     });
+}
+
+}  // namespace supportcrm
+
+// ---- E4 (extensions.md): filters, groups, the export.
+
+namespace supportcrm {
+namespace {
+
+constexpr timeutil::Millis kMinuteMs = 60'000;
+constexpr timeutil::Millis kGridMs = 15 * kMinuteMs;
+// 1000-01-01T00:00:00Z, where survey_span_counts' minutes start (sql/005).
+constexpr timeutil::Millis kSpanEpochMs = -354'285LL * timeutil::kMillisPerDay;
+
+timeutil::Millis floor_to_grid(timeutil::Millis ms) {
+    timeutil::Millis r = (ms - kSpanEpochMs) % kGridMs;
+    return r < 0 ? ms - r - kGridMs : ms - r;
+}
+timeutil::Millis ceil_to_grid(timeutil::Millis ms) {
+    timeutil::Millis f = floor_to_grid(ms);
+    return f == ms ? ms : f + kGridMs;
+}
+
+// [start, end): a part of a window read survey by survey (off the quarter-hour grid).
+struct RawPart {
+    timeutil::Millis start, end;
+    std::uint32_t tag;
+};
+
+// The spans that cover each part's stretch on the quarter-hour grid, as JSON_TABLE's input
+// "[[span,start,tag],...]" (greedy: at each minute the largest aligned span that fits), and
+// the parts' ends off the grid.
+void plan_cover(const std::vector<WindowPart>& parts, std::string& json,
+                std::vector<RawPart>& raw) {
+    json = "[";
+    for (const WindowPart& p : parts) {
+        const timeutil::Millis end = p.end + 1;
+        const timeutil::Millis a = ceil_to_grid(p.start), b = floor_to_grid(end);
+        if (a >= b) {
+            raw.push_back({p.start, end, p.tag});
+            continue;
+        }
+        if (p.start < a) {
+            raw.push_back({p.start, a, p.tag});
+        }
+        if (b < end) {
+            raw.push_back({b, end, p.tag});
+        }
+        auto minute = static_cast<std::uint64_t>((a - kSpanEpochMs) / kMinuteMs);
+        const auto last = static_cast<std::uint64_t>((b - kSpanEpochMs) / kMinuteMs);
+        while (minute < last) {
+            for (unsigned span : kCsatSpans) {
+                if (minute % span == 0 && minute + span <= last) {
+                    if (json.size() > 1) {
+                        json += ',';
+                    }
+                    json.append("[")
+                        .append(std::to_string(span))
+                        .append(",")
+                        .append(std::to_string(minute))
+                        .append(",")
+                        .append(std::to_string(p.tag))
+                        .append("]");
+                    minute += span;
+                    break;
+                }
+            }
+        }
+    }
+    json += "]";
+}
+
+unsigned bind_filter(sql::PreparedStatement& st, unsigned i, const SurveyFilter& f) {
+    st.setUInt(i, f.marks);
+    bind_optional(st, i + 1, f.channel);
+    bind_optional(st, i + 2, f.channel);
+    bind_optional(st, i + 3, f.assigned_to);
+    bind_optional(st, i + 4, f.assigned_to);
+    bind_optional(st, i + 5, f.customer_id);
+    bind_optional(st, i + 6, f.customer_id);
+    return i + 7;
+}
+
+// Counts by key; the map's key is the group's identity as text.
+class Tally {
+  public:
+    Tally(CountKey key, unsigned marks) : key_(key), marks_(marks) {}
+    std::array<std::uint64_t, 6>& at(std::uint32_t tag, std::string_view channel,
+                                     std::uint64_t agent) {
+        std::string id;
+        switch (key_) {
+            case CountKey::tag:
+                id = std::to_string(tag);
+                break;
+            case CountKey::channel:
+                id = channel;
+                break;
+            case CountKey::agent:
+                id = std::to_string(agent);
+                break;
+        }
+        auto [it, inserted] = groups_.try_emplace(std::move(id));
+        if (inserted) {
+            it->second.tag = tag;
+            it->second.channel = channel;
+            if (agent != 0) {
+                it->second.agent = agent;
+            }
+        }
+        return it->second.by_mark;
+    }
+    // Only the filter's marks, and only groups with surveys left.
+    std::vector<GroupCounts> take() {
+        std::vector<GroupCounts> out;
+        for (auto& [id, g] : groups_) {
+            std::uint64_t total = 0;
+            for (unsigned mark = 1; mark <= 5; ++mark) {
+                if (!(marks_ >> mark & 1)) {
+                    g.by_mark[mark] = 0;
+                }
+                total += g.by_mark[mark];
+            }
+            if (total > 0) {
+                out.push_back(std::move(g));
+            }
+        }
+        return out;
+    }
+
+  private:
+    CountKey key_;
+    unsigned marks_;
+    std::map<std::string, GroupCounts, std::less<>> groups_;
+};
+
+// Survey rows (created_at, mark, channel, assigned_to) of one of the csat_count_*rows
+// statements, counted into the tally when they pass the filter; tag_of gives a row's tag.
+template <typename TagOf>
+void tally_rows(sql::ResultSet& rs, const SurveyFilter& f, Tally& tally, TagOf tag_of) {
+    using namespace layout::csat_count_rows;
+    while (rs.next()) {
+        std::string channel_text = rs.getString(channel);
+        std::optional<std::uint64_t> agent = optional_uint(rs, assigned_to);
+        if ((f.channel && *f.channel != channel_text) ||
+            (f.assigned_to && f.assigned_to != agent)) {
+            continue;
+        }
+        auto tag = tag_of(rs.getInt64(created_at));
+        if (!tag) {
+            continue;
+        }
+        int m = rs.getInt(mark);
+        if (m >= 1 && m <= 5) {
+            tally.at(*tag, channel_text, agent.value_or(0))[static_cast<std::size_t>(m)] += 1;
+        }
+    }
+}
+
+Stmt span_statement(CountKey key) {
+    switch (key) {
+        case CountKey::channel:
+            return Stmt::csat_span_counts_by_channel;
+        case CountKey::agent:
+            return Stmt::csat_span_counts_by_agent;
+        case CountKey::tag:
+        default:
+            return Stmt::csat_span_counts_by_tag;
+    }
+}
+
+// The rollup of survey_span_counts a request reads (sql/005): channels summed unless it
+// filters or groups by channel, agents summed unless it filters or groups by agent.
+unsigned rollup_for(const SurveyFilter& f, CountKey key) {
+    const bool by_channel = f.channel || key == CountKey::channel;
+    const bool by_agent = f.assigned_to || key == CountKey::agent;
+    return (by_channel ? 0u : 1u) | (by_agent ? 0u : 2u);
+}
+
+void count_spans(Db& db, std::uint64_t shop, const std::string& json, const SurveyFilter& f,
+                 CountKey key, Tally& tally) {
+    db.run(span_statement(key), [&](sql::PreparedStatement& st) {
+        st.setString(1, json);
+        st.setUInt64(2, shop);
+        st.setUInt(3, rollup_for(f, key));
+        bind_optional(st, 4, f.channel);
+        bind_optional(st, 5, f.channel);
+        bind_optional(st, 6, f.assigned_to);
+        bind_optional(st, 7, f.assigned_to);
+        ResultSetPtr rs(st.executeQuery());
+        using namespace layout::csat_span_counts;
+        while (rs->next()) {
+            std::array<std::uint64_t, 6>* counts = nullptr;
+            switch (key) {
+                case CountKey::tag:
+                    counts = &tally.at(rs->getUInt(layout::csat_span_counts::key), {}, 0);
+                    break;
+                case CountKey::channel:
+                    counts =
+                        &tally.at(0, std::string(rs->getString(layout::csat_span_counts::key)), 0);
+                    break;
+                case CountKey::agent:
+                    counts = &tally.at(0, {}, rs->getUInt64(layout::csat_span_counts::key));
+                    break;
+            }
+            for (unsigned mark = 1; mark <= 5; ++mark) {
+                (*counts)[mark] += rs->getUInt64(marks[mark - 1]);
+            }
+        }
+    });
+}
+
+SurveyRow read_export_row(const sql::ResultSet& rs) {
+    using namespace layout::survey_export;
+    SurveyRow row = read_survey(rs, survey);
+    row.channel = rs.getString(channel);
+    row.assigned_to = optional_uint(rs, assigned_to);
+    return row;
+}
+
+// "2026-11-22T01:25:52.123Z" → "2026-11-22 01:25:52.123" (DATETIME(3) text).
+std::string db_text_of_iso(const std::string& iso) {
+    std::string t = iso;
+    if (t.size() > 10 && t[10] == 'T') {
+        t[10] = ' ';
+    }
+    if (!t.empty() && t.back() == 'Z') {
+        t.pop_back();
+    }
+    return t;
+}
+
+bool newer(const SurveyRow& a, const SurveyRow& b) {
+    return a.created_at != b.created_at ? a.created_at > b.created_at : a.id > b.id;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> scope_shops(Db& db, std::uint64_t shop_id,
+                                       std::optional<std::uint64_t> brand_id) {
+    if (!brand_id) {
+        return {shop_id};
+    }
+    return brand_shop_ids(db, *brand_id);
+}
+
+std::vector<GroupCounts> count_surveys(Db& db, const std::vector<std::uint64_t>& shops,
+                                       const std::vector<WindowPart>& parts, const SurveyFilter& f,
+                                       CountKey key) {
+    Tally tally(key, f.marks);
+    if (parts.empty()) {
+        return {};
+    }
+    if (f.customer_id) {
+        // A customer has few surveys: read them by index, tag each by its part.
+        auto tag_of = [&](timeutil::Millis ms) -> std::optional<std::uint32_t> {
+            auto it = std::upper_bound(
+                parts.begin(), parts.end(), ms,
+                [](timeutil::Millis v, const WindowPart& p) { return v < p.start; });
+            if (it == parts.begin() || ms > std::prev(it)->end) {
+                return std::nullopt;
+            }
+            return std::prev(it)->tag;
+        };
+        for (std::uint64_t shop : shops) {
+            db.run(Stmt::csat_count_customer_rows, [&](sql::PreparedStatement& st) {
+                st.setUInt64(1, *f.customer_id);
+                st.setUInt64(2, shop);
+                st.setString(3, timeutil::format_db(parts.front().start));
+                st.setString(4, timeutil::format_db(parts.back().end + 1));
+                ResultSetPtr rs(st.executeQuery());
+                tally_rows(*rs, f, tally, tag_of);
+            });
+        }
+        return tally.take();
+    }
+    std::string json;
+    std::vector<RawPart> raw;
+    plan_cover(parts, json, raw);
+    for (std::uint64_t shop : shops) {
+        if (json.size() > 2) {
+            count_spans(db, shop, json, f, key, tally);
+        }
+        for (const RawPart& r : raw) {
+            db.run(Stmt::csat_count_rows, [&](sql::PreparedStatement& st) {
+                st.setUInt64(1, shop);
+                st.setString(2, timeutil::format_db(r.start));
+                st.setString(3, timeutil::format_db(r.end));
+                ResultSetPtr rs(st.executeQuery());
+                tally_rows(*rs, f, tally,
+                           [&](timeutil::Millis) -> std::optional<std::uint32_t> { return r.tag; });
+            });
+        }
+    }
+    return tally.take();
+}
+
+std::vector<SurveyRow> filtered_page(Db& db, const std::vector<std::uint64_t>& shops,
+                                     timeutil::Millis start, timeutil::Millis end,
+                                     const SurveyFilter& f, std::uint64_t limit,
+                                     std::uint64_t offset) {
+    const std::string from = timeutil::format_db(start), to = timeutil::format_db(end);
+    // One shop: its page. Several (brand): each shop's first offset + limit rows, merged.
+    const bool merge = shops.size() > 1;
+    const std::uint64_t shop_limit = merge ? offset + limit : limit;
+    const std::uint64_t shop_offset = merge ? 0 : offset;
+    std::vector<SurveyRow> rows;
+    for (std::uint64_t shop : shops) {
+        Stmt stmt = f.customer_id ? Stmt::csat_customer_page : Stmt::csat_filtered_page;
+        db.run(stmt, [&](sql::PreparedStatement& st) {
+            unsigned i = 1;
+            if (f.customer_id) {
+                st.setUInt64(i++, *f.customer_id);
+            }
+            st.setUInt64(i++, shop);
+            st.setString(i++, from);
+            st.setString(i++, to);
+            i = bind_filter(st, i, f);
+            st.setUInt64(i++, shop_limit);
+            st.setUInt64(i, shop_offset);
+            ResultSetPtr rs(st.executeQuery());
+            while (rs->next()) {
+                rows.push_back(read_export_row(*rs));
+            }
+        });
+    }
+    if (!merge) {
+        return rows;
+    }
+    std::sort(rows.begin(), rows.end(), newer);
+    if (rows.size() <= offset) {
+        return {};
+    }
+    std::vector<SurveyRow> page;
+    auto first = rows.begin() + static_cast<std::ptrdiff_t>(offset);
+    auto last =
+        rows.size() - offset > limit ? first + static_cast<std::ptrdiff_t>(limit) : rows.end();
+    std::move(first, last, std::back_inserter(page));
+    return page;
+}
+
+SurveyExport::SurveyExport(Db& db, std::vector<std::uint64_t> shops, timeutil::Millis start,
+                           timeutil::Millis end, SurveyFilter filter, std::size_t chunk)
+    : db_(db), start_(start), end_(end), filter_(std::move(filter)), chunk_(chunk) {
+    for (std::uint64_t shop : shops) {
+        ShopCursor c;
+        c.shop_id = shop;
+        c.last_created = timeutil::format_db(end_ + 1);  // every row up to end_ comes "after" it
+        c.last_id = 0;
+        cursors_.push_back(std::move(c));
+    }
+}
+
+void SurveyExport::refill(ShopCursor& c) {
+    c.started = true;
+    c.rows.clear();
+    c.at = 0;
+    Stmt stmt = filter_.customer_id ? Stmt::csat_export_customer_chunk : Stmt::csat_export_chunk;
+    db_.run(stmt, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        if (filter_.customer_id) {
+            st.setUInt64(i++, *filter_.customer_id);
+        }
+        st.setUInt64(i++, c.shop_id);
+        st.setString(i++, timeutil::format_db(start_));
+        st.setString(i++, timeutil::format_db(end_));
+        st.setString(i++, c.last_created);
+        st.setString(i++, c.last_created);
+        st.setUInt64(i++, c.last_id);
+        i = bind_filter(st, i, filter_);
+        st.setUInt64(i, chunk_);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            c.rows.push_back(read_export_row(*rs));
+        }
+    });
+    if (c.rows.size() < chunk_) {
+        c.exhausted = true;
+    }
+    if (!c.rows.empty()) {
+        c.last_created = db_text_of_iso(c.rows.back().created_at);
+        c.last_id = c.rows.back().id;
+    }
+}
+
+void SurveyExport::start() {
+    for (ShopCursor& c : cursors_) {
+        if (!c.started) {
+            refill(c);
+        }
+    }
+}
+
+const SurveyRow* SurveyExport::next() {
+    ShopCursor* best = nullptr;
+    for (ShopCursor& c : cursors_) {
+        if (c.at == c.rows.size()) {
+            if (c.exhausted && c.started) {
+                continue;
+            }
+            refill(c);
+            if (c.rows.empty()) {
+                continue;
+            }
+        }
+        if (!best || newer(c.rows[c.at], best->rows[best->at])) {
+            best = &c;
+        }
+    }
+    if (!best) {
+        return nullptr;
+    }
+    current_ = std::move(best->rows[best->at++]);
+    return &current_;
 }
 
 }  // namespace supportcrm

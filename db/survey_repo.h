@@ -46,6 +46,10 @@ struct SurveyRow : SurveyFields {
     std::string created_at;  // ISO 8601
     std::string shop_domain;
     SurveyCustomer customer;
+    // E4: the conversation's at record time; read by the E4 statements only (not in the list
+    // shape, but in the CSV export).
+    std::string channel;
+    std::optional<std::uint64_t> assigned_to;
 };
 
 // The row record_survey() wrote, without reading it back: every column is known.
@@ -74,5 +78,87 @@ CsatResult query_csat(Db& db, const CsatQuery& query);
 // empty window or a page past its end; resolve the key, then query_csat().
 Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
                                           const CsatQuery& query);
+
+}  // namespace supportcrm
+
+namespace supportcrm {
+
+// ---- E4 (extensions.md): filters, groups, the export.
+
+constexpr unsigned kAllSurveyMarks = 0x3E;  // bits 1..5
+struct SurveyFilter {
+    unsigned marks = kAllSurveyMarks;  // bit m: mark m counts
+    std::optional<std::string> channel;
+    std::optional<std::uint64_t> assigned_to;
+    std::optional<std::uint64_t> customer_id;
+    bool any() const { return marks != kAllSurveyMarks || channel || assigned_to || customer_id; }
+};
+
+// A part of a window counted on its own, [start, end] inclusive, and the tag its counts carry
+// (a day's index with groupBy=day, 0 otherwise).
+struct WindowPart {
+    timeutil::Millis start = 0, end = 0;
+    std::uint32_t tag = 0;
+};
+
+enum class CountKey { tag, channel, agent };
+
+struct GroupCounts {
+    std::uint32_t tag = 0;
+    std::string channel;
+    std::optional<std::uint64_t> agent;      // nullopt: unassigned
+    std::array<std::uint64_t, 6> by_mark{};  // only the filter's marks; the others stay 0
+};
+
+// The counts of the shops' surveys in the parts that pass the filter, one entry per key that
+// has surveys (any order). Statements: one lookup per aligned span of survey_span_counts (a
+// greedy cover of each part's quarter-hour grid), the survey rows of parts' ends off that
+// grid, or the customer's surveys (by index) when the filter names one.
+std::vector<GroupCounts> count_surveys(Db& db, const std::vector<std::uint64_t>& shops,
+                                       const std::vector<WindowPart>& parts,
+                                       const SurveyFilter& filter, CountKey key);
+
+// The page of the shops' surveys in [start, end] that pass the filter, newest first.
+std::vector<SurveyRow> filtered_page(Db& db, const std::vector<std::uint64_t>& shops,
+                                     timeutil::Millis start, timeutil::Millis end,
+                                     const SurveyFilter& filter, std::uint64_t limit,
+                                     std::uint64_t offset);
+
+// The brand's live shops (by id), or just the shop.
+std::vector<std::uint64_t> scope_shops(Db& db, std::uint64_t shop_id,
+                                       std::optional<std::uint64_t> brand_id);
+
+// Every survey of the shops in [start, end] passing the filter, newest first (createdAt, then
+// id), read in chunks of `chunk` rows per shop by keyset: memory is shops x chunk rows,
+// whatever the number of surveys. The caller keeps one read-only transaction open around it
+// (one snapshot for the whole export).
+class SurveyExport {
+  public:
+    SurveyExport(Db& db, std::vector<std::uint64_t> shops, timeutil::Millis start,
+                 timeutil::Millis end, SurveyFilter filter, std::size_t chunk = 500);
+    // Reads each shop's first chunk (so that a failing database shows before anything is sent).
+    void start();
+    // The next survey, or nullptr at the end. Valid until the next call.
+    const SurveyRow* next();
+
+  private:
+    struct ShopCursor {
+        std::uint64_t shop_id = 0;
+        std::vector<SurveyRow> rows;  // the current chunk
+        std::size_t at = 0;
+        bool exhausted = false;
+        bool started = false;
+        std::string last_created;  // DATETIME(3) text of the last row read
+        std::uint64_t last_id = 0;
+    };
+    void refill(ShopCursor& c);
+
+    Db& db_;
+    timeutil::Millis start_, end_;
+    SurveyFilter filter_;
+    std::size_t chunk_;
+    std::vector<ShopCursor> cursors_;
+    SurveyRow current_;
+};
 
 }  // namespace supportcrm

@@ -33,17 +33,55 @@ namespace supportcrm {
     "JOIN surveys s ON s.id = p.id JOIN shops sh ON sh.id = s.shop_id " \
     "JOIN customers cu ON cu.id = s.customer_id"
 
+// The spans of survey_span_counts in minutes (sql/005; kCsatSpans below says the same).
+#define SUPPORTCRM_CSAT_SPANS "SELECT 15 AS span UNION ALL SELECT 60 UNION ALL SELECT 1440"
+
+// E4: a survey row with what the export adds to the list shape.
+#define SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_SURVEY_COLUMNS ", s.channel, s.assigned_to"
+// E4's filters on surveys s: a bit mask of marks, then channel, assigned_to and customer_id,
+// each bound twice (NULL: not filtered).
+#define SUPPORTCRM_SURVEY_FILTER                                                  \
+    " AND (? >> s.mark) & 1 = 1 AND (? IS NULL OR s.channel = ?) "                \
+    "AND (? IS NULL OR s.assigned_to = ?) AND (? IS NULL OR s.customer_id = ?) "
+#define SUPPORTCRM_FILTERED_FROM(index)                                             \
+    " FROM surveys s FORCE INDEX (" index ") JOIN shops sh ON sh.id = s.shop_id " \
+    "JOIN customers cu ON cu.id = s.customer_id "
+// The window's counts from the spans given as JSON [[span, start, tag], ...] (minutes since
+// 1000-01-01): each span is an index lookup of (shop, span, start, rollup) returning its rows
+// per (channel, agent) of that rollup (sql/005); grouped by `key`.
+#define SUPPORTCRM_SPAN_COUNTS(key)                                                            \
+    "SELECT " key ", SUM(c.c1), SUM(c.c2), SUM(c.c3), SUM(c.c4), SUM(c.c5) FROM JSON_TABLE(?, " \
+    "'$[*]' COLUMNS (span INT UNSIGNED PATH '$[0]', start BIGINT UNSIGNED PATH '$[1]', "       \
+    "tag INT UNSIGNED PATH '$[2]')) j "                                                        \
+    "JOIN survey_span_counts c ON c.shop_id = ? AND c.span = j.span AND c.start = j.start "    \
+    "AND c.rollup = ? "                                                                        \
+    "WHERE (? IS NULL OR c.channel = ?) AND (? IS NULL OR c.agent = ?) GROUP BY " key
+
 // A deleted shop's surveys behave as nonexistent, in brand scope too.
 #define SUPPORTCRM_BRAND_SHOPS "SELECT id FROM shops WHERE brand_id = ? AND deleted_at IS NULL"
 
 namespace sql_text {
 
 inline constexpr char survey_conversation[] =
-    "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS " FROM conversations c "
+    "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS ", c.channel, c.assigned_to FROM conversations c "
     "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?";
 inline constexpr char survey_insert[] =
     "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "
-    "graph_nodes, node_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+    "graph_nodes, node_ids, channel, assigned_to, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+// The new survey's row in each span of survey_span_counts (sql/005): one statement, the row's
+// own columns, the same arithmetic as the migration's backfill.
+inline constexpr char survey_span_bump[] =
+    "INSERT INTO survey_span_counts "
+    "(shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5) "
+    "SELECT s.shop_id, l.span, "
+    "TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV l.span * l.span, "
+    "r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)), "
+    "s.mark = 1, s.mark = 2, s.mark = 3, s.mark = 4, s.mark = 5 FROM surveys s "
+    "JOIN (" SUPPORTCRM_CSAT_SPANS ") l JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 "
+    "UNION ALL SELECT 2 UNION ALL SELECT 3) r WHERE s.id = ? "
+    "ON DUPLICATE KEY UPDATE c1 = c1 + VALUES(c1), c2 = c2 + VALUES(c2), "
+    "c3 = c3 + VALUES(c3), c4 = c4 + VALUES(c4), c5 = c5 + VALUES(c5)";
 inline constexpr char survey_day_count_bump[] =
     "INSERT INTO survey_daily_counts (shop_id, day, mark, count) VALUES (?, ?, ?, 1) "
     "ON DUPLICATE KEY UPDATE count = count + 1";
@@ -83,9 +121,49 @@ inline constexpr char csat_stats_shop[] =
     "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "
     "AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark";
 
+// ---- E4 (extensions.md): filtered pages, counts from survey_span_counts, the export.
+// Pages: the window's range of ix_surveys_shop_created (or of the customer's surveys) read
+// backwards, the filters checked on the way.
+inline constexpr char csat_filtered_page[] =
+    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")
+    "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ?" SUPPORTCRM_SURVEY_FILTER
+    "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?";
+inline constexpr char csat_customer_page[] =
+    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")
+    "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at BETWEEN ? AND ?"
+    SUPPORTCRM_SURVEY_FILTER "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?";
+// The export's chunks: the next rows after the keyset cursor (created_at, id), newest first.
+inline constexpr char csat_export_chunk[] =
+    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")
+    "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "
+    "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER
+    "ORDER BY s.created_at DESC, s.id DESC LIMIT ?";
+inline constexpr char csat_export_customer_chunk[] =
+    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")
+    "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "
+    "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER
+    "ORDER BY s.created_at DESC, s.id DESC LIMIT ?";
+inline constexpr char csat_span_counts_by_tag[] = SUPPORTCRM_SPAN_COUNTS("j.tag");
+inline constexpr char csat_span_counts_by_channel[] = SUPPORTCRM_SPAN_COUNTS("c.channel");
+inline constexpr char csat_span_counts_by_agent[] = SUPPORTCRM_SPAN_COUNTS("c.agent");
+// Surveys counted one by one: the parts of a window off the quarter-hour grid (at most 15
+// minutes each), and a customer's surveys.
+inline constexpr char csat_count_rows[] =
+    "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "
+    "FROM surveys s FORCE INDEX (ix_surveys_shop_created) "
+    "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?";
+inline constexpr char csat_count_customer_rows[] =
+    "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "
+    "FROM surveys s FORCE INDEX (ix_surveys_customer) "
+    "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?";
+
 }  // namespace sql_text
 
 // clang-format on
+
+// The spans of survey_span_counts, largest first, in minutes (SUPPORTCRM_CSAT_SPANS).
+// Each divides the next, so the greedy cover in survey_repo.cpp is exact.
+inline constexpr unsigned kCsatSpans[] = {1440, 60, 15};
 
 // Offsets into SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS.
 namespace survey_customer_col {
@@ -119,8 +197,27 @@ static_assert(survey_col::count_ == kSurveyColumns,
 namespace layout {
 namespace survey_conversation {
 constexpr ColumnRun customer{1, kSurveyCustomerColumns};
-static_assert(customer.last() == result_columns(sql_text::survey_conversation));
+constexpr unsigned channel = customer.next(), assigned_to = channel + 1;
+static_assert(assigned_to == result_columns(sql_text::survey_conversation));
 }  // namespace survey_conversation
+namespace survey_export {  // csat_filtered_page, csat_customer_page, csat_export_*chunk
+constexpr ColumnRun survey{1, kSurveyColumns};
+constexpr unsigned channel = survey.next(), assigned_to = channel + 1;
+static_assert(assigned_to == result_columns(sql_text::csat_filtered_page));
+static_assert(assigned_to == result_columns(sql_text::csat_customer_page));
+static_assert(assigned_to == result_columns(sql_text::csat_export_chunk));
+static_assert(assigned_to == result_columns(sql_text::csat_export_customer_chunk));
+}  // namespace survey_export
+namespace csat_span_counts {  // by tag, channel or agent
+constexpr unsigned key = 1;
+constexpr ColumnRun marks{2, 5};
+static_assert(marks.last() == result_columns(sql_text::csat_span_counts_by_tag));
+}  // namespace csat_span_counts
+namespace csat_count_rows {
+constexpr unsigned created_at = 1, mark = 2, channel = 3, assigned_to = 4;
+static_assert(assigned_to == result_columns(sql_text::csat_count_rows));
+static_assert(assigned_to == result_columns(sql_text::csat_count_customer_rows));
+}  // namespace csat_count_rows
 namespace survey_page {  // csat_page_shop, csat_page_brand
 constexpr ColumnRun survey{1, kSurveyColumns};
 static_assert(survey.last() == result_columns(sql_text::csat_page_shop));

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -95,13 +96,41 @@ Request read_request(FCGX_Request& fcgi) {
     return r;
 }
 
+// libfcgi's stream: FCGX_PutStr copies into the request's 8 KiB buffer and sends a record when
+// it fills, so a streamed body reaches nginx as it is produced.
+class FcgiSink : public BodySink {
+  public:
+    explicit FcgiSink(FCGX_Stream* out) : out_(out) {}
+    void write(std::string_view bytes) override {
+        FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), out_);
+    }
+
+  private:
+    FCGX_Stream* out_;
+};
+
+// A stream that stops early must not end like a complete answer: the connection is shut down
+// before FCGX_Finish_r can send END_REQUEST, so nginx drops the client's connection without
+// the final chunk.
+void write_stream(FCGX_Request& fcgi, BodyStream& stream) {
+    FcgiSink sink(fcgi.out);
+    if (!stream.write_to(sink)) {
+        shutdown(fcgi.ipcFd, SHUT_RDWR);
+    }
+}
+
 void write_response(FCGX_Request& fcgi, const Request& request, const Response& response) {
     std::string head = render_head(response, request.request_id);
     FCGX_PutStr(head.data(), static_cast<int>(head.size()), fcgi.out);
     // A HEAD answer is GET's head, Content-Length included, and never a body (RFC 9110 9.3.2).
-    if (request.method != "HEAD") {
-        FCGX_PutStr(response.body.data(), static_cast<int>(response.body.size()), fcgi.out);
+    if (request.method == "HEAD") {
+        return;
     }
+    if (response.stream) {
+        write_stream(fcgi, *response.stream);
+        return;
+    }
+    FCGX_PutStr(response.body.data(), static_cast<int>(response.body.size()), fcgi.out);
 }
 
 void log_access(const Request& r, const Outcome& o, std::chrono::steady_clock::duration took) {

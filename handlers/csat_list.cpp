@@ -1,4 +1,6 @@
 // GET /api/v1/csat — api-v1.md §7, contract §5 "CSAT".
+#include <algorithm>
+
 #include "api/api_error.h"
 #include "api/csat_query.h"
 #include "api/handler.h"
@@ -9,19 +11,143 @@
 namespace supportcrm {
 namespace {
 
-void write_stats(JsonWriter& w, const CsatResult& result) {
-    CsatStats stats = csat_stats(result.by_mark);
-    w.begin_object()
-        .field("totalSurveys", stats.total)
+// The fields of a stats object (E4: satisfiedCount always), without its braces.
+void write_stats_fields(JsonWriter& w, const std::array<std::uint64_t, 6>& by_mark) {
+    CsatStats stats = csat_stats(by_mark);
+    w.field("totalSurveys", stats.total)
         .field("averageRating", stats.average_rating)
         .field("satisfactionRate", stats.satisfaction_rate)
+        .field("satisfiedCount", stats.satisfied)
         .key("ratingDistribution")
         .begin_object();
     static const char* const kMarks[] = {"", "1", "2", "3", "4", "5"};
     for (std::size_t mark = 1; mark <= 5; ++mark) {
-        w.field(kMarks[mark], result.by_mark[mark]);
+        w.field(kMarks[mark], by_mark[mark]);
     }
-    w.end_object().end_object();
+    w.end_object();
+}
+
+void write_stats(JsonWriter& w, const CsatResult& result) {
+    w.begin_object();
+    write_stats_fields(w, result.by_mark);
+    w.end_object();
+}
+
+// E4's stats.groups, in its order: days ascending (every day), marks "1".."5", channels and
+// agents by totalSurveys descending, then key (agents numerically, unassigned last).
+void write_groups(JsonWriter& w, const CsatParams& p, std::vector<GroupCounts> groups,
+                  const std::array<std::uint64_t, 6>& by_mark) {
+    w.key("groups").begin_array();
+    auto total = [](const GroupCounts& g) {
+        return g.by_mark[1] + g.by_mark[2] + g.by_mark[3] + g.by_mark[4] + g.by_mark[5];
+    };
+    auto group = [&](auto key, const std::array<std::uint64_t, 6>& counts) {
+        w.begin_object().field("key", key);
+        write_stats_fields(w, counts);
+        w.end_object();
+    };
+    switch (p.group_by) {
+        case CsatGroupBy::day: {
+            std::vector<std::array<std::uint64_t, 6>> days(
+                static_cast<std::size_t>(csat_window_days(p)));
+            for (const GroupCounts& g : groups) {
+                if (g.tag < days.size()) {
+                    days[g.tag] = g.by_mark;
+                }
+            }
+            const std::int64_t first = csat_zone(p).local_day(p.start);
+            for (std::size_t i = 0; i < days.size(); ++i) {
+                std::string iso = timeutil::format_iso((first + static_cast<std::int64_t>(i)) *
+                                                       timeutil::kMillisPerDay);
+                group(iso.substr(0, 10), days[i]);
+            }
+            break;
+        }
+        case CsatGroupBy::mark: {
+            static const char* const kMarks[] = {"", "1", "2", "3", "4", "5"};
+            for (std::size_t mark = 1; mark <= 5; ++mark) {
+                std::array<std::uint64_t, 6> counts{};
+                counts[mark] = by_mark[mark];
+                group(kMarks[mark], counts);
+            }
+            break;
+        }
+        case CsatGroupBy::channel:
+            std::sort(groups.begin(), groups.end(),
+                      [&](const GroupCounts& a, const GroupCounts& b) {
+                          return total(a) != total(b) ? total(a) > total(b) : a.channel < b.channel;
+                      });
+            for (const GroupCounts& g : groups) {
+                group(g.channel, g.by_mark);
+            }
+            break;
+        case CsatGroupBy::agent:
+            std::sort(groups.begin(), groups.end(),
+                      [&](const GroupCounts& a, const GroupCounts& b) {
+                          if (total(a) != total(b)) {
+                              return total(a) > total(b);
+                          }
+                          if (a.agent.has_value() != b.agent.has_value()) {
+                              return a.agent.has_value();  // null last
+                          }
+                          return a.agent < b.agent;
+                      });
+            for (const GroupCounts& g : groups) {
+                if (g.agent) {
+                    group(std::to_string(*g.agent), g.by_mark);
+                } else {
+                    w.begin_object().key("key").null();
+                    write_stats_fields(w, g.by_mark);
+                    w.end_object();
+                }
+            }
+            break;
+        case CsatGroupBy::none:
+            break;
+    }
+    w.end_array();
+}
+
+CountKey count_key(CsatGroupBy g) {
+    switch (g) {
+        case CsatGroupBy::channel:
+            return CountKey::channel;
+        case CsatGroupBy::agent:
+            return CountKey::agent;
+        default:
+            return CountKey::tag;
+    }
+}
+
+// The E4 answer: filters, zone days, groups. One read-only transaction (one snapshot) for the
+// page and the counts.
+struct E4Result {
+    CsatResult result;
+    std::vector<GroupCounts> groups;
+    bool brand = false;
+};
+
+std::optional<E4Result> read_csat_e4(HandlerContext& ctx, const CsatParams& p,
+                                     std::uint64_t offset) {
+    const Shop* shop = ctx.caller.resolve(ctx.db);
+    if (!shop) {
+        return std::nullopt;
+    }
+    E4Result out;
+    out.brand = p.brand && shop->brand_id.has_value();
+    Transaction tx(ctx.db, /*read_only=*/true);
+    std::vector<std::uint64_t> shops =
+        scope_shops(ctx.db, shop->id, out.brand ? shop->brand_id : std::nullopt);
+    out.result.surveys = filtered_page(ctx.db, shops, p.start, p.end, p.filters, p.limit, offset);
+    out.groups =
+        count_surveys(ctx.db, shops, csat_window_parts(p), p.filters, count_key(p.group_by));
+    tx.commit();
+    for (const GroupCounts& g : out.groups) {
+        for (std::size_t mark = 1; mark <= 5; ++mark) {
+            out.result.by_mark[mark] += g.by_mark[mark];
+        }
+    }
+    return out;
 }
 
 // Shop scope is one statement that also resolves the key; brand scope, and whatever that
@@ -61,7 +187,14 @@ Response list_csat(HandlerContext& ctx) {
     query.limit = p.limit;
     // A page beyond any possible row is simply empty; keep the offset from overflowing.
     query.offset = p.page > UINT64_MAX / p.limit / 2 ? UINT64_MAX / 2 : p.page * p.limit;
-    std::optional<CsatResult> read = read_csat(ctx, p, query);
+    std::optional<CsatResult> read;
+    std::optional<E4Result> e4;
+    if (p.v1_answerable()) {
+        read = read_csat(ctx, p, query);
+    } else if ((e4 = read_csat_e4(ctx, p, query.offset))) {
+        read = std::move(e4->result);
+        query.brand = e4->brand;
+    }
     if (!read) {
         return *ctx.caller.error();
     }
@@ -78,12 +211,20 @@ Response list_csat(HandlerContext& ctx) {
     w.field("total", result.by_mark[1] + result.by_mark[2] + result.by_mark[3] + result.by_mark[4] +
                          result.by_mark[5]);
     w.key("stats");
-    write_stats(w, result);
+    if (p.group_by == CsatGroupBy::none) {
+        write_stats(w, result);
+    } else {
+        w.begin_object();
+        write_stats_fields(w, result.by_mark);
+        write_groups(w, p, e4 ? std::move(e4->groups) : std::vector<GroupCounts>{}, result.by_mark);
+        w.end_object();
+    }
     w.field("scope", brand ? "brand" : "shop");
     w.key("dateRange")
         .begin_object()
         .field("startDate", timeutil::format_iso(p.start))
         .field("endDate", timeutil::format_iso(p.end))
+        .field("timezone", p.tz_name)
         .end_object();
     w.key("pagination").begin_object().field("page", p.page).field("limit", p.limit).end_object();
     w.end_object();

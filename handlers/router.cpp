@@ -23,6 +23,7 @@ const Route kRoutes[] = {
     {"POST", "/api/v1/tickets/{ticketId}/comments", create_comment,       Route::in_statement},
     {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},
     {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
+    {"GET",  "/api/v1/csat/export",            export_csat,          Route::resolved_first},
     {"GET",  "/api/v1/openapi.json",           get_openapi,          Route::none},
     {"GET",  "/healthz",                       healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.

@@ -40,6 +40,7 @@ SUPPORTCRM_BUILD_PACKAGES=(
     libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev libboost-program-options-dev
     libssl-dev libgtest-dev libcurl4-openssl-dev libsystemd-dev
     python3 python3-yaml # tools/openapi/embed.py, run by the build
+    tzdata               # /usr/share/zoneinfo: CSAT's tz (extensions.md E4), its unit tests
 )
 # shellcheck disable=SC2034 # used by the scripts that source this file
 SUPPORTCRM_PACKAGES=(

@@ -331,14 +331,22 @@ bool is_string_or_null(const Json::Value& v) {
 }
 
 ::testing::AssertionResult stats_shape(const Json::Value& stats) {
-    auto ok = names_are(stats,
-                        {"totalSurveys", "averageRating", "satisfactionRate", "ratingDistribution"},
-                        "stats");
+    // E4: satisfiedCount always; groups with groupBy (checked by the E4 tests).
+    std::vector<std::string> names{"totalSurveys", "averageRating", "satisfactionRate",
+                                   "satisfiedCount", "ratingDistribution"};
+    if (stats.isObject() && stats.isMember("groups")) {
+        names.push_back("groups");
+    }
+    if (stats.isObject() && stats.isMember("key")) {  // an entry of stats.groups
+        names.insert(names.begin(), "key");
+    }
+    auto ok = names_are(stats, names, "stats");
     if (!ok) {
         return ok;
     }
     if (!is_json_integer(stats["totalSurveys"]) || stats["totalSurveys"].asInt64() < 0 ||
-        !is_number(stats["averageRating"]) || !is_number(stats["satisfactionRate"])) {
+        !is_json_integer(stats["satisfiedCount"]) || !is_number(stats["averageRating"]) ||
+        !is_number(stats["satisfactionRate"])) {
         return ::testing::AssertionFailure() << "stats has ill-typed values: " << to_json(stats);
     }
     const Json::Value& dist = stats["ratingDistribution"];
@@ -426,7 +434,7 @@ bool is_string_or_null(const Json::Value& v) {
     if (b["total"].asInt64() != b["stats"]["totalSurveys"].asInt64()) {
         return ::testing::AssertionFailure() << "total != stats.totalSurveys: " << r.describe();
     }
-    ok = names_are(b["dateRange"], {"startDate", "endDate"}, "dateRange");
+    ok = names_are(b["dateRange"], {"startDate", "endDate", "timezone"}, "dateRange");
     if (!ok) {
         return ok;
     }
@@ -539,7 +547,9 @@ MarkCounts count_marks(const std::vector<int>& marks) {
     for (int m = 1; m <= 5; ++m) {
         want["ratingDistribution"][std::to_string(m)] = Json::Int64(counts[static_cast<size_t>(m)]);
     }
+    want["satisfiedCount"] = Json::Int64(satisfied);
     bool same = stats["totalSurveys"].asInt64() == total &&
+                stats["satisfiedCount"].asInt64() == satisfied &&
                 stats["averageRating"].asDouble() == want["averageRating"].asDouble() &&
                 stats["satisfactionRate"].asDouble() == want["satisfactionRate"].asDouble();
     for (int m = 1; m <= 5; ++m) {

@@ -107,3 +107,71 @@ TEST(QueryParams, DecodesAndTakesTheFirstValue) {
     EXPECT_EQ(q.get("d"), "");
     EXPECT_FALSE(q.get("missing"));
 }
+
+// ---- E4
+
+TEST(CsatQueryE4, FiltersAndGroups) {
+    CsatParse p = parse("mark=5,4,4&channel=Mail&assignedTo=7&customerId=9&groupBy=agent");
+    ASSERT_EQ(p.error, "");
+    EXPECT_EQ(p.params.filters.marks, (1u << 4) | (1u << 5));
+    EXPECT_EQ(p.params.filters.channel, "Mail");
+    EXPECT_EQ(p.params.filters.assigned_to, 7u);
+    EXPECT_EQ(p.params.filters.customer_id, 9u);
+    EXPECT_EQ(p.params.group_by, CsatGroupBy::agent);
+    EXPECT_FALSE(p.params.v1_answerable());
+    EXPECT_TRUE(parse("").params.v1_answerable());
+    EXPECT_TRUE(parse("mark=1,2,3,4,5").params.v1_answerable());
+}
+
+TEST(CsatQueryE4, ZoneDaysMakeTheWindow) {
+    CsatParse p = parse("tz=Asia/Kolkata&startDate=2026-03-10&endDate=2026-03-11");
+    ASSERT_EQ(p.error, "");
+    EXPECT_EQ(format_iso(p.params.start), "2026-03-09T18:30:00.000Z");
+    EXPECT_EQ(format_iso(p.params.end), "2026-03-11T18:29:59.999Z");
+    EXPECT_EQ(p.params.tz_name, "Asia/Kolkata");
+    // The default window: kNow is 2026-11-22T13:14 UTC, 18:44 in Kolkata.
+    CsatParse d = parse("tz=Asia/Kolkata");
+    EXPECT_EQ(format_iso(d.params.start), "2026-11-14T18:30:00.000Z");
+    EXPECT_EQ(format_iso(d.params.end), "2026-11-22T18:29:59.999Z");
+    // A datetime endDate ends the zone's day it falls on: 2026-11-02T20:00Z is the 3rd there.
+    CsatParse e = parse("tz=Asia/Kolkata&startDate=2026-11-01&endDate=2026-11-02T20:00:00Z");
+    EXPECT_EQ(format_iso(e.params.end), "2026-11-03T18:29:59.999Z");
+    // Paris's 25-hour day.
+    CsatParse f = parse("tz=Europe/Paris&startDate=2026-10-25&endDate=2026-10-25&groupBy=day");
+    EXPECT_EQ(format_iso(f.params.start), "2026-10-24T22:00:00.000Z");
+    EXPECT_EQ(format_iso(f.params.end), "2026-10-25T22:59:59.999Z");
+    std::vector<WindowPart> parts = csat_window_parts(f.params);
+    ASSERT_EQ(parts.size(), 1u);
+    EXPECT_EQ(parts[0].end - parts[0].start + 1, 25 * 3600 * 1000);
+}
+
+TEST(CsatQueryE4, DayPartsAreClippedToTheWindow) {
+    CsatParse p = parse("startDate=2026-05-02T10:00:00Z&endDate=2026-05-04&groupBy=day");
+    ASSERT_EQ(p.error, "");
+    std::vector<WindowPart> parts = csat_window_parts(p.params);
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(format_iso(parts[0].start), "2026-05-02T10:00:00.000Z");
+    EXPECT_EQ(format_iso(parts[0].end), "2026-05-02T23:59:59.999Z");
+    EXPECT_EQ(parts[2].tag, 2u);
+    EXPECT_EQ(format_iso(parts[2].end), "2026-05-04T23:59:59.999Z");
+}
+
+TEST(CsatQueryE4, ErrorsInOrder) {
+    EXPECT_EQ(parse("mark=0").error, "Invalid mark");
+    EXPECT_EQ(parse("mark=1,,2").error, "Invalid mark");
+    EXPECT_EQ(parse("assignedTo=0").error, "Invalid assignedTo");
+    EXPECT_EQ(parse("customerId=x").error, "Invalid customerId");
+    EXPECT_EQ(parse("tz=Nowhere/Land").error, "Invalid tz");
+    EXPECT_EQ(parse("groupBy=week").error, "Invalid groupBy");
+    EXPECT_EQ(parse("limit=0&mark=0").error, "Invalid limit");
+    EXPECT_EQ(parse("mark=0&tz=Nowhere").error, "Invalid mark");
+    EXPECT_EQ(parse("tz=Nowhere&startDate=2026-02-02&endDate=2026-02-01").error, "Invalid tz");
+    EXPECT_EQ(parse("groupBy=day&startDate=2000-01-01&endDate=2020-01-01").error,
+              "Invalid groupBy");
+    // format is the export's: the list does not look at it.
+    EXPECT_EQ(parse("format=xml").error, "");
+    CsatParse e = parse_csat_query(QueryParams("format=xml&page=x"), kNow, CsatEndpoint::export_);
+    EXPECT_EQ(e.error, "Invalid format");
+    CsatParse c = parse_csat_query(QueryParams("format=csv"), kNow, CsatEndpoint::export_);
+    EXPECT_EQ(c.params.format, CsatFormat::csv);
+}
