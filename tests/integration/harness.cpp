@@ -257,11 +257,26 @@ std::vector<std::string> hosts() {
 
 namespace {
 
+std::atomic<int> one_host_only{0};
+
+}  // namespace
+
+OneHostOnly::OneHostOnly() {
+    one_host_only.fetch_add(1);
+}
+
+OneHostOnly::~OneHostOnly() {
+    one_host_only.fetch_sub(1);
+}
+
+namespace {
+
 // The host of the next request: alternates when there are two, whatever thread asks.
 const std::string& next_base_url() {
     static std::atomic<unsigned> requests{0};
     const Env& e = env();
-    if (e.second_base_url.empty() || requests.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
+    if (e.second_base_url.empty() || one_host_only.load() > 0 ||
+        requests.fetch_add(1, std::memory_order_relaxed) % 2 == 0) {
         return e.base_url;
     }
     return e.second_base_url;

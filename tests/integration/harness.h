@@ -74,6 +74,16 @@ struct HttpResponse {
 // The app hosts under test: SUPPORTCRM_BASE_URL, then SUPPORTCRM_SECOND_BASE_URL if set.
 std::vector<std::string> hosts();
 
+// While one lives, it::http and its variants send every request to the first host only: for
+// tests about one pool's own state (its scoreboard, its workers), which two hosts would split.
+class OneHostOnly {
+  public:
+    OneHostOnly();
+    ~OneHostOnly();
+    OneHostOnly(const OneHostOnly&) = delete;
+    OneHostOnly& operator=(const OneHostOnly&) = delete;
+};
+
 // Sends one request to SUPPORTCRM_BASE_URL + path on a fresh connection (with a second host
 // set, every other request goes to SUPPORTCRM_SECOND_BASE_URL instead). `body` (any bytes,
 // NUL included) is sent with any method, with exactly the Content-Type given in `headers`

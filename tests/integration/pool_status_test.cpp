@@ -25,6 +25,8 @@
 
 namespace {
 
+// Each test reads the state of one pool (its scoreboard, its workers, its log), so under
+// scripts/test --galera it sends every request to host A (it::OneHostOnly).
 using it::http;
 using it::HttpResponse;
 using Clock = std::chrono::steady_clock;
@@ -145,6 +147,7 @@ std::string get_from(const std::string& local_address, const std::string& path) 
 // ---------------------------------------------------------------------------------------------
 
 TEST(PoolStatus, HasThePhpFpmFieldsAndBusyPlusIdleIsTotal) {
+    const it::OneHostOnly one_pool;
     const Json::Value s = status(true);
     for (const char* field : {"startedAt", "acceptedRequests", "listenQueue", "maxListenQueue",
                               "slowRequests", "workers", "workerList"}) {
@@ -173,6 +176,7 @@ TEST(PoolStatus, HasThePhpFpmFieldsAndBusyPlusIdleIsTotal) {
 }
 
 TEST(PoolStatus, CountersMoveWithTraffic) {
+    const it::OneHostOnly one_pool;
     const std::uint64_t before = status()["acceptedRequests"].asUInt64();
     const double healthz_before = sample(
         metrics(), R"(supportcrm_requests_total{route="/healthz",method="GET",status="200"})");
@@ -198,6 +202,7 @@ TEST(PoolStatus, CountersMoveWithTraffic) {
 }
 
 TEST(PoolMetrics, PromtoolAcceptsThemAndTheRequiredFamiliesAreThere) {
+    const it::OneHostOnly one_pool;
     ASSERT_EQ(http("GET", "/healthz").status, 200);
     const HttpResponse r = it::http_any_body("GET", "/metrics");
     ASSERT_EQ(r.status, 200);
@@ -228,6 +233,7 @@ TEST(PoolMetrics, PromtoolAcceptsThemAndTheRequiredFamiliesAreThere) {
 }
 
 TEST(PoolStatus, ARequestHeldInTheDatabaseShowsBusyAndLandsInTheSlowLog) {
+    const it::OneHostOnly one_pool;
     const unsigned threshold = config_value("slowlog-threshold");
     ASSERT_GT(threshold, 0U);
     HeldComment held;
@@ -266,6 +272,7 @@ TEST(PoolStatus, ARequestHeldInTheDatabaseShowsBusyAndLandsInTheSlowLog) {
 }
 
 TEST(PoolStatus, ConnectionsWaitingForABusyPoolShowInTheListenQueue) {
+    const it::OneHostOnly one_pool;
     const unsigned workers = config_value("workers");
     const it::tickets::World world = it::tickets::make_world();
     const std::string ticket = it::tickets::create_ticket_id(world);
@@ -302,6 +309,7 @@ TEST(PoolStatus, ConnectionsWaitingForABusyPoolShowInTheListenQueue) {
 }
 
 TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerReplaced) {
+    const it::OneHostOnly one_pool;
     const unsigned timeout_s = config_value("request-terminate-timeout");
     const unsigned workers = config_value("workers");
     ASSERT_GT(timeout_s, 0U);
@@ -352,6 +360,7 @@ TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerRepla
 }
 
 TEST(PoolStatus, OnlyListedAddressesReachStatusAndMetrics) {
+    const it::OneHostOnly one_pool;
     for (const char* path : {"/status", "/metrics"}) {
         const std::string refused = get_from("127.0.0.2", path);
         EXPECT_TRUE(it::starts_with(refused, "HTTP/1.1 403")) << path << ": " << refused;
