@@ -5,7 +5,6 @@
 #include "common/json_writer.h"
 #include "common/log.h"
 #include "common/webhook_signature.h"
-#include "webhooks/sender.h"
 
 namespace supportcrm::webhooks {
 namespace {
@@ -126,7 +125,7 @@ AttemptRecord Deliverer::attempt(const DueDelivery& d) {
     request.headers = {"Content-Type: application/json", "Expect:", "webhook-id: " + id,
                        "webhook-timestamp: " + timestamp,
                        "webhook-signature: " + sign(*key, id, timestamp, request.body)};
-    PostResult result = post(request);
+    PostResult result = sender_.post(request);
 
     record.duration_ms = static_cast<std::uint64_t>(result.duration_ms);
     if (result.status_code) {

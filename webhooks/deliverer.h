@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "db/webhook_repo.h"
 #include "webhooks/schedule.h"
+#include "webhooks/sender.h"
 
 namespace supportcrm::webhooks {
 
@@ -47,6 +48,7 @@ class Deliverer {
     const WebhookSettings& settings_;
     const std::atomic<bool>& stopping_;
     std::mt19937 random_;
+    Sender sender_;  // its kept-alive connections, one handle per receiver
     std::chrono::steady_clock::time_point next_prune_{};  // the epoch: due at once
 };
 

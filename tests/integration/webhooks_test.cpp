@@ -124,6 +124,11 @@ class Receiver {
     }
     // The first request is answered only after this long (or never, if the test ends first).
     void hold_first_request(std::chrono::milliseconds how_long) { hold_ = how_long; }
+    // Answers without "Connection: close" and reads the next request on the same connection.
+    // Call before the first request.
+    void keep_connections_open() { keep_alive_ = true; }
+    // Connections accepted so far.
+    std::size_t connections() const { return connections_.load(); }
 
     std::vector<Received> received() const {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -150,21 +155,28 @@ class Receiver {
             }
             int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
             if (c >= 0) {
-                handle(c);
+                ++connections_;
+                while (handle(c) && keep_alive_ && !stop_) {
+                }
                 ::close(c);
             }
         }
     }
 
-    // Reads one request (headers, then Content-Length bytes); false if the peer went away.
-    static bool read_request(int c, Received& out) {
+    // Reads one request (headers, then Content-Length bytes); false if the peer went away, sent
+    // nothing for 5 s or the receiver is being destroyed.
+    bool read_request(int c, Received& out) {
         std::string data;
         char buf[8192];
         std::size_t header_end = std::string::npos;
         std::size_t length = 0;
         while (true) {
             pollfd p{c, POLLIN, 0};
-            if (::poll(&p, 1, 5000) <= 0) {
+            int ready = 0;
+            for (int waited = 0; ready == 0 && waited < 5000 && !stop_; waited += 50) {
+                ready = ::poll(&p, 1, 50);
+            }
+            if (ready <= 0) {
                 return false;
             }
             ssize_t n = ::recv(c, buf, sizeof buf, 0);
@@ -199,10 +211,11 @@ class Receiver {
         }
     }
 
-    void handle(int c) {
+    // Answers one request; false when none came.
+    bool handle(int c) {
         Received r;
         if (!read_request(c, r)) {
-            return;
+            return false;
         }
         int status = 200;
         bool hold = false;
@@ -221,15 +234,18 @@ class Receiver {
                 std::this_thread::sleep_for(10ms);
             }
         }
-        std::string answer = "HTTP/1.1 " + std::to_string(status) +
-                             " X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+        std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 2\r\n" +
+                             (keep_alive_ ? "" : "Connection: close\r\n") + "\r\nok";
         (void)::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+        return true;
     }
 
     int fd_ = -1;
     uint16_t port_ = 0;
     std::atomic<bool> stop_{false};
     std::chrono::milliseconds hold_{0};
+    std::atomic<bool> keep_alive_{false};
+    std::atomic<std::size_t> connections_{0};
     mutable std::mutex mutex_;
     std::vector<int> statuses_;
     std::vector<Received> received_;
@@ -943,6 +959,24 @@ TEST(Webhooks, RetentionDeletesOldFinishedRowsAndKeepsYoungAndPendingOnes) {
     }
     EXPECT_TRUE(listed);
     admin({"webhook", "delete", "--id", hook_id});  // its planted pending delivery goes with it
+}
+
+// Deliveries to one receiver reuse the deliverer's kept-alive connection (each attempt still
+// resolves and checks the address first).
+TEST(Webhooks, DeliveriesToOneReceiverShareAKeptAliveConnection) {
+    Receiver receiver;
+    receiver.keep_connections_open();
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, receiver.url(), "ticket.created");
+    for (int i = 0; i < 3; ++i) {
+        tickets::create_ticket_id(w);
+        ASSERT_TRUE(receiver.wait_for(static_cast<size_t>(i) + 1));  // one attempt each
+    }
+    ASSERT_TRUE(wait_for_deliveries(hook, 3, "delivered"));
+    for (const Received& r : receiver.received()) {
+        expect_valid_delivery(r, hook, w.shop);
+    }
+    EXPECT_EQ(receiver.connections(), 1u);
 }
 
 }  // namespace
