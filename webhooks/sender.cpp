@@ -152,9 +152,19 @@ PostResult Sender::post(const PostRequest& request) {
         headers.release();
         headers.reset(grown);
     }
+    // The handle's DNS cache may hold the addresses pinned by an earlier attempt: the removal
+    // entry ("-HOST:PORT") drops them first, so only the ones checked now are used, whether or
+    // not this libcurl lets a new entry override an old one.
     std::unique_ptr<curl_slist, ListFree> resolve;
     if (!pinned.resolve_entry.empty()) {
-        resolve.reset(curl_slist_append(nullptr, pinned.resolve_entry.c_str()));
+        const std::string removal = "-" + parts.host + ":" + std::to_string(parts.port);
+        resolve.reset(curl_slist_append(nullptr, removal.c_str()));
+        curl_slist* grown =
+            resolve ? curl_slist_append(resolve.get(), pinned.resolve_entry.c_str()) : nullptr;
+        if (grown == nullptr) {
+            result.error = "out of memory";
+            return result;
+        }
     }
     CURL* c = to.handle.get();
     // libcurl picks a kept connection by host name and port, not by address: one to an address
