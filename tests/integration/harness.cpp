@@ -318,26 +318,6 @@ HttpResponse http_any_body(const std::string& method, const std::string& path,
     return r;
 }
 
-std::string metrics() {
-    const HttpResponse r = http_any_body("GET", "/metrics");
-    if (r.status != 200) {
-        throw std::runtime_error("GET /metrics: " + r.describe());
-    }
-    return r.body;
-}
-
-double metric_sample(const std::string& text, const std::string& name_and_labels) {
-    const std::string prefix = name_and_labels + " ";
-    std::size_t at = 0;
-    while ((at = text.find(prefix, at)) != std::string::npos) {
-        if (at == 0 || text[at - 1] == '\n') {
-            return std::stod(text.substr(at + prefix.size()));
-        }
-        at += prefix.size();
-    }
-    return 0;
-}
-
 bool openapi_check_enabled() {
     static const bool enabled = [] {
         const char* v = std::getenv("SUPPORTCRM_OPENAPI_CHECK");
@@ -980,6 +960,27 @@ std::string db_socket() {
         throw std::runtime_error("these tests need db-socket in " + env().config);
     }
     return found->second;
+}
+
+// GET /metrics, for the tests of the pool's and the webhooks' series.
+std::string metrics() {
+    const HttpResponse r = http_any_body("GET", "/metrics");
+    if (r.status != 200) {
+        throw std::runtime_error("GET /metrics: " + r.describe());
+    }
+    return r.body;
+}
+
+double metric_sample(const std::string& text, const std::string& name_and_labels) {
+    const std::string prefix = name_and_labels + " ";
+    std::size_t at = 0;
+    while ((at = text.find(prefix, at)) != std::string::npos) {
+        if (at == 0 || text[at - 1] == '\n') {
+            return std::stod(text.substr(at + prefix.size()));
+        }
+        at += prefix.size();
+    }
+    return 0;
 }
 
 }  // namespace it
