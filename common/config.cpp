@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <boost/lexical_cast.hpp>
 #include <cerrno>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
@@ -102,6 +103,9 @@ KeyList declare_keys() {
              "the longest wait, in milliseconds, between two attempts of a delivery");
     keys.add("webhook-retry-for", d.webhooks.retry_for,
              "seconds after its event when a delivery that still fails is marked failed");
+    keys.add("webhook-retention-days", d.webhooks.retention_days,
+             "days supportcrm-webhooks keeps finished deliveries, their attempts and their "
+             "events before deleting them; at least the retry window (webhook-retry-for)");
     return keys;
 }
 
@@ -370,6 +374,15 @@ Config load_config(const po::variables_map& command_line) {
         throw ConfigError(
             "webhook-poll-ms, webhook-batch and webhook-retry-first-ms must be at least 1, "
             "webhook-retry-max-ms at least webhook-retry-first-ms");
+    }
+    c.webhooks.retention_days = vm["webhook-retention-days"].as<unsigned>();
+    // A pending delivery keeps its event whatever its age, but its attempts' history would be
+    // cut short if finished ones went before a retry window is over: keep at least one window.
+    if (c.webhooks.retention_days == 0 ||
+        std::uint64_t{c.webhooks.retention_days} * 86400 < c.webhooks.retry_for) {
+        throw ConfigError(
+            "webhook-retention-days: must be at least 1 and cover webhook-retry-for (" +
+            std::to_string(c.webhooks.retry_for) + " s)");
     }
     return c;
 }

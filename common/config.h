@@ -25,6 +25,7 @@ struct WebhookSettings {
     unsigned retry_first_ms = 10000;  // the delay before the first retry (then doubling)
     unsigned retry_max_ms = 3600000;  // the longest delay between two attempts
     unsigned retry_for = 86400;       // seconds after the event when a failure is final
+    unsigned retention_days = 30;     // finished deliveries and their events are kept this long
 };
 
 struct Config {

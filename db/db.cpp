@@ -123,6 +123,14 @@ constexpr StatementSpec kStatements[] = {
      sql_text::webhook_delivery_update},
     {Stmt::webhook_attempt_insert, "webhook_attempt_insert", kWrites,
      sql_text::webhook_attempt_insert},
+    {Stmt::webhook_outcome_count_add, "webhook_outcome_count_add", kWrites,
+     sql_text::webhook_outcome_count_add},
+    {Stmt::webhook_deliveries_prune, "webhook_deliveries_prune", kWrites,
+     sql_text::webhook_deliveries_prune},
+    {Stmt::webhook_events_prune, "webhook_events_prune", kWrites, sql_text::webhook_events_prune},
+    {Stmt::webhook_queue_depth, "webhook_queue_depth", kReads, sql_text::webhook_queue_depth},
+    {Stmt::webhook_outcome_counts, "webhook_outcome_counts", kReads,
+     sql_text::webhook_outcome_counts},
 };
 static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
               "every Stmt needs its SQL in kStatements");

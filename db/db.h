@@ -104,6 +104,12 @@ enum class Stmt {
     webhook_delivery_detail,
     webhook_delivery_update,
     webhook_attempt_insert,
+    webhook_outcome_count_add,
+    webhook_deliveries_prune,
+    webhook_events_prune,
+    // GET /metrics
+    webhook_queue_depth,
+    webhook_outcome_counts,
     count_  // not a statement: the number of them
 };
 

@@ -247,4 +247,53 @@ void record_attempt(Db& db, const DueDelivery& d, const AttemptRecord& a) {
     });
 }
 
+void add_outcome_counts(Db& db, const OutcomeCounts& counts) {
+    // In outcome order, so two deliverers' rounds lock the rows in the same order.
+    for (std::size_t outcome = 0; outcome < counts.size(); ++outcome) {
+        if (counts[outcome] == 0) {
+            continue;
+        }
+        db.run(Stmt::webhook_outcome_count_add, [&](sql::PreparedStatement& st) {
+            st.setUInt(1, static_cast<unsigned>(outcome));
+            st.setUInt64(2, counts[outcome]);
+            st.executeUpdate();
+        });
+    }
+}
+
+Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch) {
+    const std::string before = timeutil::format_db(cutoff);
+    auto prune = [&](Stmt stmt) {
+        return db.run(stmt, [&](sql::PreparedStatement& st) {
+            st.setString(1, before);
+            st.setUInt(2, batch);
+            return static_cast<std::size_t>(st.executeUpdate());
+        });
+    };
+    Pruned pruned;
+    // Deliveries first: their events can only go once they are gone.
+    pruned.deliveries = prune(Stmt::webhook_deliveries_prune);
+    pruned.events = prune(Stmt::webhook_events_prune);
+    return pruned;
+}
+
+WebhookQueueStats webhook_queue_stats(Db& db) {
+    WebhookQueueStats stats;
+    stats.depth = db.run(Stmt::webhook_queue_depth, [](sql::PreparedStatement& st) {
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
+    });
+    db.run(Stmt::webhook_outcome_counts, [&](sql::PreparedStatement& st) {
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            using namespace layout::webhook_outcome_counts;
+            const unsigned o = rs->getUInt(outcome);
+            if (o < stats.outcomes.size()) {
+                stats.outcomes[o] = rs->getUInt64(attempts);
+            }
+        }
+    });
+    return stats;
+}
+
 }  // namespace supportcrm

@@ -3,6 +3,7 @@
 // tables.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -103,5 +104,29 @@ struct AttemptRecord {
 };
 // The attempt's row and the delivery's new state, in the caller's transaction.
 void record_attempt(Db& db, const DueDelivery& delivery, const AttemptRecord& attempt);
+
+// Attempts by outcome, indexed by DeliveryStatus: pending (failed, to be retried), delivered,
+// failed (for good).
+using OutcomeCounts = std::array<std::uint64_t, 3>;
+// Adds a round's outcomes to the totals, in the caller's transaction (the one that records the
+// attempts): call it last before the COMMIT, the totals' rows stay locked until then.
+void add_outcome_counts(Db& db, const OutcomeCounts& counts);
+
+// Retention: deletes up to `batch` finished deliveries (with their attempts) that finished
+// before `cutoff`, then up to `batch` events older than `cutoff` that have no delivery left,
+// each statement its own transaction.
+struct Pruned {
+    std::size_t deliveries = 0;
+    std::size_t events = 0;
+};
+Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch);
+
+// --- GET /metrics -------------------------------------------------------------------------
+
+struct WebhookQueueStats {
+    std::uint64_t depth = 0;  // due pending deliveries + events not yet fanned out
+    OutcomeCounts outcomes{};
+};
+WebhookQueueStats webhook_queue_stats(Db& db);
 
 }  // namespace supportcrm

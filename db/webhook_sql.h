@@ -66,6 +66,33 @@ inline constexpr char webhook_delivery_update[] =
 inline constexpr char webhook_attempt_insert[] =
     "INSERT INTO webhook_attempts (webhook_id, event_id, attempted_at, status_code, error, "
     "duration_ms) VALUES (?, ?, ?, ?, ?, ?)";
+// A round's outcomes, added just before its COMMIT: the counter row stays locked only from
+// here to the COMMIT, so deliverers on several hosts hardly ever wait for each other.
+inline constexpr char webhook_outcome_count_add[] =
+    "INSERT INTO webhook_outcome_counts (outcome, attempts) VALUES (?, ?) "
+    "ON DUPLICATE KEY UPDATE attempts = attempts + VALUES(attempts)";
+
+// Retention (webhook-retention-days), in small autocommit batches. A finished delivery's
+// next_attempt_at is the time it finished (ix_webhook_deliveries_due); its attempts go with it
+// (ON DELETE CASCADE). An event goes once it has no delivery left; a pending delivery keeps its
+// event. Lock waits are cut short: retention can wait for the next round.
+inline constexpr char webhook_deliveries_prune[] =
+    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
+    "DELETE FROM webhook_deliveries WHERE status IN (1, 2) AND next_attempt_at < ? LIMIT ?";
+inline constexpr char webhook_events_prune[] =
+    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
+    "DELETE FROM webhook_events WHERE created_at < ? AND fanned_out = 1 AND NOT EXISTS "
+    "(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id) "
+    "ORDER BY created_at LIMIT ?";
+
+// GET /metrics (extensions.md §E6), at scrape time only. Both counts are index-only range
+// scans (ix_webhook_deliveries_due, ix_webhook_events_pending) over the backlog, nothing else.
+inline constexpr char webhook_queue_depth[] =
+    "SELECT (SELECT COUNT(*) FROM webhook_deliveries "
+    "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3)) + "
+    "(SELECT COUNT(*) FROM webhook_events WHERE fanned_out = 0)";
+inline constexpr char webhook_outcome_counts[] =
+    "SELECT outcome, attempts FROM webhook_outcome_counts";
 
 }  // namespace sql_text
 
@@ -89,6 +116,10 @@ namespace webhook_delivery_detail {
 constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6;
 static_assert(domain == result_columns(sql_text::webhook_delivery_detail));
 }  // namespace webhook_delivery_detail
+namespace webhook_outcome_counts {
+constexpr unsigned outcome = 1, attempts = 2;
+static_assert(attempts == result_columns(sql_text::webhook_outcome_counts));
+}  // namespace webhook_outcome_counts
 }  // namespace layout
 
 }  // namespace supportcrm

@@ -1,15 +1,22 @@
 // GET /metrics — extensions.md §E6: the scoreboard (common/scoreboard.h) in the Prometheus text
-// exposition format 0.0.4. No key, no database. Counters are the sums of the live workers and
-// of every worker reaped since the master (re)started; a reload starts them at 0 again, which
-// Prometheus' rate() takes as a counter reset. Only series that have counted something are
-// written: every route × method × status would be thousands of zeros.
+// exposition format 0.0.4. No key. Counters are the sums of the live workers and of every worker
+// reaped since the master (re)started; a reload starts them at 0 again, which Prometheus' rate()
+// takes as a counter reset. Only series that have counted something are written: every route ×
+// method × status would be thousands of zeros.
+//
+// The webhook series (extensions.md §E5) are the only ones read from the database, two cheap
+// index-only statements at scrape time (db/webhook_sql.h): the deliverers run elsewhere, maybe
+// on several hosts, and their totals live in the database, where they survive restarts. When
+// the database does not answer, the scoreboard's series are still served without them.
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "api/api_error.h"
 #include "api/handler.h"
+#include "common/log.h"
 #include "common/scoreboard.h"
+#include "db/webhook_repo.h"
 #include "handlers/router.h"
 
 namespace supportcrm {
@@ -113,9 +120,39 @@ void gauge(std::string& out, const char* name, const char* help, std::int64_t va
     out.append(name).append(" ").append(std::to_string(value)).append("\n");
 }
 
+void webhook_series(std::string& out, Db& db) {
+    WebhookQueueStats stats;
+    try {
+        stats = webhook_queue_stats(db);
+    } catch (const DbUnavailable& e) {
+        // The pool's own series matter most when the database is in trouble: serve them. The
+        // next request reconnects, as after any lost connection.
+        db.disconnect();
+        log::warning(std::string("GET /metrics: webhook series left out: ") + e.what());
+        return;
+    } catch (const DbError& e) {  // counted in supportcrm_db_errors_total by Db
+        log::warning(std::string("GET /metrics: webhook series left out: ") + e.what());
+        return;
+    }
+    family(out, "supportcrm_webhook_deliveries_total", "counter",
+           "Webhook delivery attempts by result: delivered (2xx), retried (failed, tried again "
+           "later), failed (given up after webhook-retry-for); all deliverers, since migration.");
+    for (DeliveryStatus outcome :
+         {DeliveryStatus::delivered, DeliveryStatus::pending, DeliveryStatus::failed}) {
+        const char* result = outcome == DeliveryStatus::pending     ? "retried"
+                             : outcome == DeliveryStatus::delivered ? "delivered"
+                                                                    : "failed";
+        sample(out, std::string("supportcrm_webhook_deliveries_total{result=\"") + result + "\"}",
+               stats.outcomes[static_cast<std::size_t>(outcome)]);
+    }
+    gauge(out, "supportcrm_webhook_queue_depth",
+          "Webhook work waiting now: deliveries due and events not yet fanned out.",
+          static_cast<std::int64_t>(stats.depth));
+}
+
 }  // namespace
 
-Response get_pool_metrics(HandlerContext&) {
+Response get_pool_metrics(HandlerContext& ctx) {
     const Scoreboard* board = Scoreboard::attached();
     if (board == nullptr) {
         return errors::unavailable();
@@ -150,6 +187,7 @@ Response get_pool_metrics(HandlerContext&) {
     gauge(out, "supportcrm_start_time_seconds",
           "When the master started (or last re-executed), in seconds since the epoch.",
           v.started_ms / 1000);
+    webhook_series(out, ctx.db);
     return r;
 }
 

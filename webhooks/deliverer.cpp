@@ -5,12 +5,17 @@
 #include "common/json_writer.h"
 #include "common/log.h"
 #include "common/webhook_signature.h"
-#include "webhooks/sender.h"
 
 namespace supportcrm::webhooks {
 namespace {
 
 constexpr std::size_t kMaxErrorText = 255;  // webhook_attempts.error
+
+// Retention deletes in autocommit batches this large (a delivery's attempts go with it, up to
+// ~40 each with the default retry settings), so no statement holds many locks for long, and
+// looks again this often once it has caught up.
+constexpr unsigned kPruneBatch = 500;
+constexpr auto kPruneEvery = std::chrono::minutes(10);
 
 std::string clipped(std::string text) {
     if (text.size() > kMaxErrorText) {
@@ -55,15 +60,51 @@ Deliverer::Round Deliverer::run_once() {
     round.events = fan_out_new_events(db_, settings_.batch);
     Transaction tx(db_);
     std::vector<DueDelivery> due = claim_due_deliveries(db_, settings_.batch);
+    OutcomeCounts outcomes{};
     for (const DueDelivery& d : due) {
         if (stopping_.load()) {
             break;  // unattempted claims go back to the queue with the commit
         }
-        record_attempt(db_, d, attempt(d));
+        const AttemptRecord record = attempt(d);
+        record_attempt(db_, d, record);
+        ++outcomes[static_cast<std::size_t>(record.outcome)];
         ++round.attempts;
     }
+    add_outcome_counts(db_, outcomes);
     tx.commit();
+    round.pruned = prune_if_due();
     return round;
+}
+
+std::size_t Deliverer::prune_if_due() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_prune_ || stopping_.load()) {
+        return 0;
+    }
+    const timeutil::Millis cutoff =
+        timeutil::now_ms() -
+        static_cast<timeutil::Millis>(settings_.retention_days) * 24 * 3600 * 1000;
+    Pruned pruned;
+    try {
+        pruned = prune_webhook_rows(db_, cutoff, kPruneBatch);
+    } catch (const DbError& e) {  // not DbUnavailable: the main loop reconnects for that
+        // A lock wait cut short (another deliverer prunes the same rows) or a deadlock with
+        // one: nothing is lost by waiting for the next turn. Deliveries go on meanwhile.
+        log::warning(std::string("retention: ") + e.what() + "; trying again in 10 minutes");
+        next_prune_ = now + kPruneEvery;
+        return 0;
+    }
+    if (pruned.deliveries + pruned.events > 0) {
+        log::info("retention: deleted " + std::to_string(pruned.deliveries) +
+                  " finished deliveries (with their attempts) and " +
+                  std::to_string(pruned.events) + " events older than " +
+                  std::to_string(settings_.retention_days) + " days");
+    }
+    // A full batch may leave more behind: go on next round; else look again later.
+    if (pruned.deliveries < kPruneBatch && pruned.events < kPruneBatch) {
+        next_prune_ = now + kPruneEvery;
+    }
+    return pruned.deliveries + pruned.events;
 }
 
 AttemptRecord Deliverer::attempt(const DueDelivery& d) {
@@ -84,7 +125,7 @@ AttemptRecord Deliverer::attempt(const DueDelivery& d) {
     request.headers = {"Content-Type: application/json", "Expect:", "webhook-id: " + id,
                        "webhook-timestamp: " + timestamp,
                        "webhook-signature: " + sign(*key, id, timestamp, request.body)};
-    PostResult result = post(request);
+    PostResult result = sender_.post(request);
 
     record.duration_ms = static_cast<std::uint64_t>(result.duration_ms);
     if (result.status_code) {

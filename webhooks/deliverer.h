@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <random>
 
@@ -15,6 +16,7 @@
 #include "db/db.h"
 #include "db/webhook_repo.h"
 #include "webhooks/schedule.h"
+#include "webhooks/sender.h"
 
 namespace supportcrm::webhooks {
 
@@ -30,17 +32,24 @@ class Deliverer {
     struct Round {
         std::size_t events = 0;    // events fanned out
         std::size_t attempts = 0;  // attempts made (and recorded)
+        std::size_t pruned = 0;    // old rows deleted (webhook-retention-days)
     };
-    // One round: fan-out of new events, then one batch of due deliveries.
+    // One round: fan-out of new events, one batch of due deliveries, then (when it is time)
+    // one batch of retention.
     Round run_once();
 
   private:
     AttemptRecord attempt(const DueDelivery& delivery);
+    // One batch of each retention statement when retention is due: at start-up, then while a
+    // batch comes back full, then every kPruneEvery.
+    std::size_t prune_if_due();
 
     Db& db_;
     const WebhookSettings& settings_;
     const std::atomic<bool>& stopping_;
     std::mt19937 random_;
+    Sender sender_;  // its kept-alive connections, one handle per receiver
+    std::chrono::steady_clock::time_point next_prune_{};  // the epoch: due at once
 };
 
 }  // namespace supportcrm::webhooks

@@ -82,6 +82,7 @@ int run(const Config& config) {
     log::info(std::string("supportcrm-webhooks ") + SUPPORTCRM_VERSION +
               " delivering: " + "batch=" + std::to_string(config.webhooks.batch) +
               " poll-ms=" + std::to_string(config.webhooks.poll_ms) +
+              " retention-days=" + std::to_string(config.webhooks.retention_days) +
               " allow-private=" + (config.webhooks.allow_private ? "true" : "false"));
     notify("READY=1");
     webhooks::Deliverer deliverer(db, config.webhooks, g_stopping);
@@ -91,7 +92,7 @@ int run(const Config& config) {
                 break;
             }
             webhooks::Deliverer::Round round = deliverer.run_once();
-            if (round.attempts == 0 && round.events == 0) {
+            if (round.attempts == 0 && round.events == 0 && round.pruned == 0) {
                 pause_ms(config.webhooks.poll_ms);
             }
         } catch (const DbUnavailable& e) {

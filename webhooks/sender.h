@@ -3,8 +3,10 @@
 // pinned (CURLOPT_RESOLVE).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace supportcrm::webhooks {
@@ -26,8 +28,26 @@ struct PostResult {
 // The URL's scheme is http or https and it has a host; else why not ("" when it is usable).
 std::string check_url(const std::string& url);
 
-// Sends the request; never throws for what the network or receiver does.
-PostResult post(const PostRequest& request);
+// Sends deliveries, keeping one libcurl handle per destination (scheme, host, port) so that
+// the next delivery to a receiver reuses its kept-alive connection (and TLS session) instead
+// of opening a new one. Every attempt still resolves the host and checks each address; a kept
+// connection is used only when the address it is connected to is one of those just checked,
+// else a new connection goes to the checked addresses (pinned with CURLOPT_RESOLVE).
+class Sender {
+  public:
+    Sender();
+    ~Sender();
+    Sender(const Sender&) = delete;
+    Sender& operator=(const Sender&) = delete;
+
+    // Sends the request; never throws for what the network or receiver does.
+    PostResult post(const PostRequest& request);
+
+  private:
+    struct Destination;
+    Destination& destination(const std::string& key);
+    std::unordered_map<std::string, std::unique_ptr<Destination>> destinations_;
+};
 
 // curl_global_init, once, before any thread (main()).
 void init_http();

@@ -1031,4 +1031,25 @@ std::string db_socket() {
     return found->second;
 }
 
+// GET /metrics, for the tests of the pool's and the webhooks' series.
+std::string metrics() {
+    const HttpResponse r = http_any_body("GET", "/metrics");
+    if (r.status != 200) {
+        throw std::runtime_error("GET /metrics: " + r.describe());
+    }
+    return r.body;
+}
+
+double metric_sample(const std::string& text, const std::string& name_and_labels) {
+    const std::string prefix = name_and_labels + " ";
+    std::size_t at = 0;
+    while ((at = text.find(prefix, at)) != std::string::npos) {
+        if (at == 0 || text[at - 1] == '\n') {
+            return std::stod(text.substr(at + prefix.size()));
+        }
+        at += prefix.size();
+    }
+    return 0;
+}
+
 }  // namespace it

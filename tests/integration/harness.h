@@ -115,6 +115,11 @@ HttpResponse http_any_body(const std::string& method, const std::string& path,
                            const Headers& headers = {},
                            const std::optional<std::string>& body = std::nullopt);
 
+// GET /metrics's Prometheus text (extensions.md §E6); throws unless it answers 200.
+std::string metrics();
+// The value of one sample line ("name{labels} value") of that text, 0 when absent.
+double metric_sample(const std::string& text, const std::string& name_and_labels);
+
 // ---------------------------------------------------------------------------------------------
 // JSON.
 

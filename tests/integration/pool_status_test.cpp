@@ -51,26 +51,8 @@ Json::Value status(bool full = false) {
     return r.json();
 }
 
-std::string metrics() {
-    const HttpResponse r = it::http_any_body("GET", "/metrics");
-    if (r.status != 200) {
-        throw std::runtime_error("GET /metrics: " + r.describe());
-    }
-    return r.body;
-}
-
-// The value of one sample line ("name{labels} value"), 0 when absent.
-double sample(const std::string& text, const std::string& name_and_labels) {
-    const std::string prefix = name_and_labels + " ";
-    std::size_t at = 0;
-    while ((at = text.find(prefix, at)) != std::string::npos) {
-        if (at == 0 || text[at - 1] == '\n') {
-            return std::stod(text.substr(at + prefix.size()));
-        }
-        at += prefix.size();
-    }
-    return 0;
-}
+using it::metric_sample;
+using it::metrics;
 
 // The worker of /status?full busy on `route` with a request running at least `at_least_ms`,
 // polled until `timeout`; null when none shows.
@@ -178,9 +160,9 @@ TEST(PoolStatus, HasThePhpFpmFieldsAndBusyPlusIdleIsTotal) {
 TEST(PoolStatus, CountersMoveWithTraffic) {
     const it::OneHostOnly one_pool;
     const std::uint64_t before = status()["acceptedRequests"].asUInt64();
-    const double healthz_before = sample(
+    const double healthz_before = metric_sample(
         metrics(), R"(supportcrm_requests_total{route="/healthz",method="GET",status="200"})");
-    const double missing_before = sample(
+    const double missing_before = metric_sample(
         metrics(), R"(supportcrm_requests_total{route="unmatched",method="GET",status="404"})");
     for (int i = 0; i < 3; ++i) {
         ASSERT_EQ(http("GET", "/healthz").status, 200);
@@ -190,14 +172,18 @@ TEST(PoolStatus, CountersMoveWithTraffic) {
     EXPECT_GE(status()["acceptedRequests"].asUInt64(), before + 1 + 2 + 3 + 1);
     const std::string after = metrics();
     EXPECT_GE(
-        sample(after, R"(supportcrm_requests_total{route="/healthz",method="GET",status="200"})"),
+        metric_sample(after,
+                      R"(supportcrm_requests_total{route="/healthz",method="GET",status="200"})"),
         healthz_before + 3);
     EXPECT_GE(
-        sample(after, R"(supportcrm_requests_total{route="unmatched",method="GET",status="404"})"),
+        metric_sample(after,
+                      R"(supportcrm_requests_total{route="unmatched",method="GET",status="404"})"),
         missing_before + 1);
-    EXPECT_GE(sample(after, R"(supportcrm_request_duration_seconds_count{route="/healthz"})"), 3);
     EXPECT_GE(
-        sample(after, R"(supportcrm_request_duration_seconds_bucket{route="/healthz",le="+Inf"})"),
+        metric_sample(after, R"(supportcrm_request_duration_seconds_count{route="/healthz"})"), 3);
+    EXPECT_GE(
+        metric_sample(after,
+                      R"(supportcrm_request_duration_seconds_bucket{route="/healthz",le="+Inf"})"),
         3);
 }
 
@@ -313,7 +299,8 @@ TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerRepla
     const unsigned timeout_s = config_value("request-terminate-timeout");
     const unsigned workers = config_value("workers");
     ASSERT_GT(timeout_s, 0U);
-    const double terminated_before = sample(metrics(), "supportcrm_requests_terminated_total");
+    const double terminated_before =
+        metric_sample(metrics(), "supportcrm_requests_terminated_total");
     HeldComment held;
     const Json::Value busy = wait_for_busy(kCommentsRoute, 0, std::chrono::seconds(5));
     ASSERT_TRUE(busy.isObject()) << "no worker showed busy on " << kCommentsRoute;
@@ -349,7 +336,8 @@ TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerRepla
         }
     }
     EXPECT_TRUE(whole) << it::to_json(s);
-    EXPECT_GE(sample(metrics(), "supportcrm_requests_terminated_total"), terminated_before + 1);
+    EXPECT_GE(metric_sample(metrics(), "supportcrm_requests_terminated_total"),
+              terminated_before + 1);
 
     // Nothing half-written: the killed request's transaction never commits.
     held.lock.release();

@@ -124,6 +124,11 @@ class Receiver {
     }
     // The first request is answered only after this long (or never, if the test ends first).
     void hold_first_request(std::chrono::milliseconds how_long) { hold_ = how_long; }
+    // Answers without "Connection: close" and reads the next request on the same connection.
+    // Call before the first request.
+    void keep_connections_open() { keep_alive_ = true; }
+    // Connections accepted so far.
+    std::size_t connections() const { return connections_.load(); }
 
     std::vector<Received> received() const {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -150,21 +155,28 @@ class Receiver {
             }
             int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
             if (c >= 0) {
-                handle(c);
+                ++connections_;
+                while (handle(c) && keep_alive_ && !stop_) {
+                }
                 ::close(c);
             }
         }
     }
 
-    // Reads one request (headers, then Content-Length bytes); false if the peer went away.
-    static bool read_request(int c, Received& out) {
+    // Reads one request (headers, then Content-Length bytes); false if the peer went away, sent
+    // nothing for 5 s or the receiver is being destroyed.
+    bool read_request(int c, Received& out) {
         std::string data;
         char buf[8192];
         std::size_t header_end = std::string::npos;
         std::size_t length = 0;
         while (true) {
             pollfd p{c, POLLIN, 0};
-            if (::poll(&p, 1, 5000) <= 0) {
+            int ready = 0;
+            for (int waited = 0; ready == 0 && waited < 5000 && !stop_; waited += 50) {
+                ready = ::poll(&p, 1, 50);
+            }
+            if (ready <= 0) {
                 return false;
             }
             ssize_t n = ::recv(c, buf, sizeof buf, 0);
@@ -199,10 +211,11 @@ class Receiver {
         }
     }
 
-    void handle(int c) {
+    // Answers one request; false when none came.
+    bool handle(int c) {
         Received r;
         if (!read_request(c, r)) {
-            return;
+            return false;
         }
         int status = 200;
         bool hold = false;
@@ -221,15 +234,18 @@ class Receiver {
                 std::this_thread::sleep_for(10ms);
             }
         }
-        std::string answer = "HTTP/1.1 " + std::to_string(status) +
-                             " X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+        std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 2\r\n" +
+                             (keep_alive_ ? "" : "Connection: close\r\n") + "\r\nok";
         (void)::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+        return true;
     }
 
     int fd_ = -1;
     uint16_t port_ = 0;
     std::atomic<bool> stop_{false};
     std::chrono::milliseconds hold_{0};
+    std::atomic<bool> keep_alive_{false};
+    std::atomic<std::size_t> connections_{0};
     mutable std::mutex mutex_;
     std::vector<int> statuses_;
     std::vector<Received> received_;
@@ -455,6 +471,16 @@ std::map<std::string, Json::Value> create_one_of_each(const tickets::World& w) {
     return out;
 }
 
+// supportcrm_webhook_deliveries_total{result="..."} of GET /metrics.
+double delivery_total(const std::string& result) {
+    return metric_sample(metrics(),
+                         "supportcrm_webhook_deliveries_total{result=\"" + result + "\"}");
+}
+
+double queue_depth() {
+    return metric_sample(metrics(), "supportcrm_webhook_queue_depth");
+}
+
 // ---------------------------------------------------------------------------------------------
 
 TEST(Webhooks, EveryEventTypeIsDeliveredOnceSignedWithTheResourceOfItsCreateResponse) {
@@ -573,6 +599,7 @@ TEST(Webhooks, AReceiverThatWasDownGetsTheEventWhenItComesBack) {
 }
 
 TEST(Webhooks, ADeliveryThatKeepsFailingIsFailedAfterTheRetryWindow) {
+    const double failed_before = delivery_total("failed");
     Receiver receiver;
     receiver.answer_with(std::vector<int>(1000, 500));
     tickets::World w = tickets::make_world();
@@ -580,6 +607,7 @@ TEST(Webhooks, ADeliveryThatKeepsFailingIsFailedAfterTheRetryWindow) {
     tickets::create_ticket_id(w);
     // webhook-retry-for is 8 s on the test stack.
     ASSERT_TRUE(wait_for_deliveries(hook, 1, "failed", 20s));
+    EXPECT_GE(delivery_total("failed"), failed_before + 1);
     Json::Value d = deliveries(hook)[0];
     EXPECT_GE(d["attempts"].asInt(), 4);  // 0.3 s, doubling to 1 s, over 8 s
     EXPECT_EQ(d["lastStatusCode"].asInt(), 500);
@@ -811,6 +839,144 @@ TEST(Webhooks, OperatorCommandsAnswerAsTheSpecSays) {
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_events WHERE shop_id = ?",
                        {std::to_string(shop.id)}),
               0);
+}
+
+// GET /metrics (extensions.md §E6) counts attempts by result for every deliverer, from the
+// database, and shows the work waiting. Other tests' deliveries may run meanwhile: the counts
+// are compared as at least the change this test makes.
+TEST(Webhooks, MetricsCountAttemptsByResultAndShowTheQueueWaiting) {
+    RestartDelivererAtEnd restart;
+    EXPECT_NE(metrics().find("# TYPE supportcrm_webhook_deliveries_total counter\n"),
+              std::string::npos);
+    EXPECT_NE(metrics().find("# TYPE supportcrm_webhook_queue_depth gauge\n"), std::string::npos);
+    Receiver receiver;
+    receiver.answer_with({500});
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, receiver.url(), "ticket.created");
+
+    // With no deliverer running, each new event waits in the queue.
+    stop_deliverer(SIGTERM);
+    const double depth_before = queue_depth();
+    for (int i = 0; i < 3; ++i) {
+        tickets::create_ticket_id(w);
+    }
+    EXPECT_GE(queue_depth(), depth_before + 3);
+    const double delivered_before = delivery_total("delivered");
+    const double retried_before = delivery_total("retried");
+
+    start_deliverer();
+    ASSERT_TRUE(wait_for_deliveries(hook, 3, "delivered"));
+    EXPECT_EQ(receiver.received().size(), 4u);  // one 500, retried
+    EXPECT_GE(delivery_total("delivered"), delivered_before + 3);
+    EXPECT_GE(delivery_total("retried"), retried_before + 1);
+    // The queue drains (what other tests left behind is failed within webhook-retry-for, 8 s).
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (queue_depth() > 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(200ms);
+    }
+    EXPECT_EQ(queue_depth(), 0);
+}
+
+// Retention (webhook-retention-days, 30 by default): the deliverer deletes finished deliveries
+// (with their attempts) and events older than that, and keeps everything younger or pending.
+TEST(Webhooks, RetentionDeletesOldFinishedRowsAndKeepsYoungAndPendingOnes) {
+    RestartDelivererAtEnd restart;
+    Receiver receiver;
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, receiver.url(), "ticket.created");
+    Db db;
+    const std::string hook_id = std::to_string(hook.id);
+    const std::string shop_id = *db.scalar("SELECT shop_id FROM webhooks WHERE id = ?", {hook_id});
+    // An event `days_old` days old, already fanned out; its id.
+    auto plant_event = [&](int days_old) {
+        const std::string marker = unique_suffix();
+        db.execute(
+            "INSERT INTO webhook_events (shop_id, type, payload, created_at, fanned_out) "
+            "VALUES (?, 2, JSON_OBJECT('m', ?), UTC_TIMESTAMP(3) - INTERVAL ? DAY, 1)",
+            {shop_id, marker, std::to_string(days_old)});
+        return *db.scalar(
+            "SELECT id FROM webhook_events WHERE shop_id = ? AND payload = "
+            "JSON_OBJECT('m', ?)",
+            {shop_id, marker});
+    };
+    // Its delivery to the hook: status, next_attempt_at (the time it finished) days from now,
+    // with two attempts.
+    auto plant_delivery = [&](const std::string& event, int status, int days_from_now) {
+        const std::string days = std::to_string(days_from_now);
+        db.execute(
+            "INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, "
+            "next_attempt_at) VALUES (?, ?, ?, 2, UTC_TIMESTAMP(3) + INTERVAL ? DAY)",
+            {hook_id, event, std::to_string(status), days});
+        for (int i = 0; i < 2; ++i) {
+            db.execute(
+                "INSERT INTO webhook_attempts (webhook_id, event_id, attempted_at, "
+                "status_code, duration_ms) VALUES (?, ?, UTC_TIMESTAMP(3) + INTERVAL ? "
+                "DAY, 500, 1)",
+                {hook_id, event, days});
+        }
+    };
+    const std::string old_delivered = plant_event(40);
+    plant_delivery(old_delivered, 1, -40);
+    const std::string old_failed = plant_event(41);
+    plant_delivery(old_failed, 2, -40);
+    const std::string old_without_deliveries = plant_event(35);
+    const std::string old_pending = plant_event(40);  // the deliverer was down for long
+    plant_delivery(old_pending, 0, 1);                // not due: not attempted meanwhile
+    const std::string young_delivered = plant_event(29);
+    plant_delivery(young_delivered, 1, -29);
+    const std::string young_without_deliveries = plant_event(29);
+
+    auto event_exists = [&](const std::string& id) {
+        return db.count("SELECT COUNT(*) FROM webhook_events WHERE id = ?", {id}) == 1;
+    };
+    auto attempts_of = [&](const std::string& event) {
+        return db.count("SELECT COUNT(*) FROM webhook_attempts WHERE event_id = ?", {event});
+    };
+    // Retention runs when the deliverer starts (then every 10 minutes).
+    stop_deliverer(SIGTERM);
+    start_deliverer();
+    const auto until = std::chrono::steady_clock::now() + 15s;
+    while ((event_exists(old_delivered) || event_exists(old_without_deliveries)) &&
+           std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(100ms);
+    }
+    for (const std::string& gone : {old_delivered, old_failed, old_without_deliveries}) {
+        EXPECT_FALSE(event_exists(gone)) << gone;
+        EXPECT_EQ(attempts_of(gone), 0) << gone;
+        EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_deliveries WHERE event_id = ?", {gone}),
+                  0);
+    }
+    for (const std::string& kept : {old_pending, young_delivered}) {
+        EXPECT_TRUE(event_exists(kept)) << kept;
+        EXPECT_EQ(attempts_of(kept), 2) << kept;
+    }
+    EXPECT_TRUE(event_exists(young_without_deliveries));
+    EXPECT_GE(count_in_log("retention: deleted "), 1u);
+    // The pending one is still the operator's to see.
+    bool listed = false;
+    for (const Json::Value& d : deliveries(hook)) {
+        listed = listed || (d["eventId"].asString() == old_pending && d["status"] == "pending");
+    }
+    EXPECT_TRUE(listed);
+    admin({"webhook", "delete", "--id", hook_id});  // its planted pending delivery goes with it
+}
+
+// Deliveries to one receiver reuse the deliverer's kept-alive connection (each attempt still
+// resolves and checks the address first).
+TEST(Webhooks, DeliveriesToOneReceiverShareAKeptAliveConnection) {
+    Receiver receiver;
+    receiver.keep_connections_open();
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, receiver.url(), "ticket.created");
+    for (int i = 0; i < 3; ++i) {
+        tickets::create_ticket_id(w);
+        ASSERT_TRUE(receiver.wait_for(static_cast<size_t>(i) + 1));  // one attempt each
+    }
+    ASSERT_TRUE(wait_for_deliveries(hook, 3, "delivered"));
+    for (const Received& r : receiver.received()) {
+        expect_valid_delivery(r, hook, w.shop);
+    }
+    EXPECT_EQ(receiver.connections(), 1u);
 }
 
 }  // namespace

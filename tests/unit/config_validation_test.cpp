@@ -180,3 +180,29 @@ TEST(ConfigValidation, AnUnreadablePasswordFileSaysWhyAndAsWhom) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ConfigValidation, WebhookRetentionDefaultsTo30DaysAndMustCoverTheRetryWindow) {
+    TempFile file("");
+    EXPECT_EQ(load_file(file).webhooks.retention_days, 30u);
+    EXPECT_EQ(load_file(file, {"--webhook-retention-days", "1"}).webhooks.retention_days, 1u);
+    // 1 day is 86400 s: exactly the default retry window, still covered.
+    EXPECT_EQ(load_file(file, {"--webhook-retention-days", "1", "--webhook-retry-for", "86400"})
+                  .webhooks.retention_days,
+              1u);
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{"--webhook-retention-days", "0"},
+          std::vector<std::string>{"--webhook-retention-days", "1", "--webhook-retry-for", "86401"},
+          std::vector<std::string>{"--webhook-retention-days", "2", "--webhook-retry-for",
+                                   "604800"}}) {
+        try {
+            load_file(file, bad);
+            ADD_FAILURE() << "accepted " << bad[1];
+        } catch (const ConfigError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("webhook-retention-days: ", 0), 0u) << e.what();
+        }
+    }
+}
+
+}  // namespace
