@@ -565,7 +565,8 @@ nginx_cmd() {
 # as nginx/site-example.conf wires its server (server-level error pages, the
 # snippet, the JSON 404), with DIRECTIVES (e.g. a rate limit) added.
 # tests/deploy/nginx_config_test.sh checks that every directive of the example
-# site appears here.
+# site appears here. Its error log is STACKDIR/nginx-error.log ($dir of
+# write_nginx_conf, the caller).
 site_server() {
     local port=$1 directives=${2:-}
     cat <<EOF
@@ -573,9 +574,13 @@ site_server() {
         listen 127.0.0.1:$port;
         server_name localhost;
 $directives
+        # The example site's level: no request line (query string included) in the log.
+        error_log $dir/nginx-error.log alert;
         error_page 400 = /.supportcrm/bad-request;
         error_page 414 = /.supportcrm/uri-too-long;
         error_page 494 = /.supportcrm/header-too-large;
+        error_page 501 = /.supportcrm/not-implemented;
+        error_page 505 = /.supportcrm/http-version-not-supported;
         error_page 405 = @supportcrm_method_not_allowed;
         error_page 413 = @supportcrm_body_too_large;
         error_page 429 = @supportcrm_rate_limited;
@@ -601,13 +606,15 @@ $directives
 EOF
 }
 
-# The http-context part of the optional rate limit and a server using it on
-# PORT (nothing when PORT is empty).
+# The http-context part of the optional rate limits and a server using both on
+# PORT (nothing when PORT is empty): per address (burst 10), then per key
+# (burst 2), small bursts so that tests reach them quickly.
 rate_limited_server() {
     local port=$1
     [[ -n "$port" ]] || return 0
     printf '    include %s;\n\n' "$SUPPORTCRM_NGINX_DIR/supportcrm-ratelimit.conf"
-    site_server "$port" '        limit_req zone=supportcrm_per_key burst=2 nodelay;
+    site_server "$port" '        limit_req zone=supportcrm_per_address burst=10 nodelay;
+        limit_req zone=supportcrm_per_key burst=2 nodelay;
         limit_req_status 429;'
 }
 

@@ -15,13 +15,14 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/share" "$tmp/logs"
 cp "$repo"/nginx/*.conf "$tmp/share/"
 # The example names the installed path; point it at this copy and uncomment the rate limit.
-sed -e "s#/usr/share/supportcrm/nginx/#$tmp/share/#g" \
+sed -e "s#/etc/supportcrm/nginx/#$tmp/share/#g" \
     -e "s#/var/log/nginx/#$tmp/logs/#g" \
     -e 's/^#include \(.*supportcrm-ratelimit.conf;\)/include \1/' \
     -e 's/^\(\s*\)#limit_req/\1limit_req/' \
     "$repo/nginx/site-example.conf" >"$tmp/site.conf"
 grep -q '^include .*supportcrm-ratelimit.conf;' "$tmp/site.conf"
 grep -q '^\s*limit_req zone=supportcrm_per_key' "$tmp/site.conf"
+grep -q '^\s*limit_req zone=supportcrm_per_address' "$tmp/site.conf"
 
 cat >"$tmp/nginx.conf" <<CONF
 pid $tmp/nginx.pid;
@@ -47,19 +48,31 @@ echo "nginx -t: the stack configuration is valid"
 # paths, must appear (leading blanks aside) in the stack's configuration.
 trim() { sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//'; }
 absent=0
+# Trimmed once into a file: `trim | grep -q` under pipefail fails when grep stops reading early.
+trim <"$stack_conf" >"$tmp/stack-trimmed.conf"
 while IFS= read -r line; do
-    if ! trim <"$stack_conf" | grep -qxF -- "$line"; then
+    if ! grep -qxF -- "$line" "$tmp/stack-trimmed.conf"; then
         echo "in nginx/site-example.conf but not in the stack's nginx.conf: $line"
         absent=1
     fi
 done < <(trim <"$repo/nginx/site-example.conf" |
-    grep -vE '^(#|$|\}$|upstream |server unix:|server \{|listen |server_name |include |access_log |fastcgi_cache_path )')
+    grep -vE '^(#|$|\}$|upstream |server unix:|server \{|listen |server_name |include |access_log |error_log |fastcgi_cache_path )')
 grep -qE '^\s*fastcgi_cache_path \S+ levels=1 keys_zone=supportcrm_openapi:1m$' "$stack_conf" || {
     echo "the stack's nginx.conf has no cache zone supportcrm_openapi like the example site's"
     absent=1
 }
 grep -qE '^\s*access_log \S+ supportcrm;' "$stack_conf" || {
     echo "the stack's access_log does not use the log_format supportcrm"
+    absent=1
+}
+# The error log's level, which keeps request lines (query strings) out of it.
+site_level=$(sed -nE 's/^\s*error_log \S+ ([a-z]+);$/\1/p' "$repo/nginx/site-example.conf")
+[[ -n "$site_level" ]] || {
+    echo "nginx/site-example.conf sets no error_log level for its server"
+    absent=1
+}
+grep -qE "^\s*error_log \S+ $site_level;" <(sed -n '/server {/,$p' "$stack_conf") || {
+    echo "the stack's servers do not log errors at the example site's level ($site_level)"
     absent=1
 }
 ((absent == 0))

@@ -221,6 +221,34 @@ TEST(NginxEdges, MalformedChunkedBodyGetsJson400) {
     EXPECT_TRUE(is_json_error(r.response, 400, "bad_request", "Bad request"));
 }
 
+// nginx refuses a Transfer-Encoding other than chunked (501) and a request line naming an HTTP
+// version it does not speak on this port (505) before it picks a location: the site's
+// server-level error pages answer both in JSON, on every path.
+TEST(NginxEdges, UnknownTransferEncodingGetsJson501) {
+    for (const char* path : {"/api/v1/customers", "/healthz", "/nope"}) {
+        for (const char* coding : {"gzip", "gzip, chunked", "identity"}) {
+            const RawReply r = raw_http(request("POST", path,
+                                                "Content-Type: application/json\r\n"
+                                                "Transfer-Encoding: " +
+                                                    std::string(coding) + "\r\n") +
+                                        "{}");
+            EXPECT_TRUE(is_json_error(r.response, 501, "not_implemented",
+                                      "Transfer-Encoding not supported"))
+                << path << " with " << coding << ": " << r.raw;
+        }
+    }
+}
+
+TEST(NginxEdges, HttpTwoOnThePlainRequestLineGetsJson505) {
+    for (const char* line : {"GET /api/v1/customers/1 HTTP/2.0", "GET /healthz HTTP/2.0",
+                             "POST /nope?x=1 HTTP/3.0", "GET /healthz HTTP/9.9"}) {
+        const RawReply r = raw_http(std::string(line) + "\r\nHost: localhost\r\n\r\n");
+        EXPECT_TRUE(is_json_error(r.response, 505, "http_version_not_supported",
+                                  "HTTP version not supported"))
+            << line << ": " << r.raw;
+    }
+}
+
 // The pages nginx reaches by URI are not `internal`: asked for directly, they answer the same
 // JSON error rather than nginx's HTML 404.
 TEST(NginxEdges, ErrorPageUrisAskedForDirectlyAnswerTheirJsonError) {
@@ -230,6 +258,10 @@ TEST(NginxEdges, ErrorPageUrisAskedForDirectlyAnswerTheirJsonError) {
                               "Request URI too long"));
     EXPECT_TRUE(is_json_error(http("GET", "/.supportcrm/header-too-large"), 431, "header_too_large",
                               "Request header too large"));
+    EXPECT_TRUE(is_json_error(http("GET", "/.supportcrm/not-implemented"), 501, "not_implemented",
+                              "Transfer-Encoding not supported"));
+    EXPECT_TRUE(is_json_error(http("GET", "/.supportcrm/http-version-not-supported"), 505,
+                              "http_version_not_supported", "HTTP version not supported"));
 }
 
 // large_client_header_buffers is 4 x 8k (nginx's default): a longer request line is 414.
