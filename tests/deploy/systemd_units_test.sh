@@ -12,13 +12,24 @@ trap 'rm -rf "$tmp"' EXIT
 "$build/bin/supportcrm-fcgi" --config "$build/etc/supportcrm.conf" --listen "$tmp/s.sock" --test-config
 "$build/bin/supportcrm-webhooks" --config "$build/etc/supportcrm.conf" --test-config
 
+# What only a real systemd shows (tests/deploy/package_upgrade_test.sh runs the unit), checked
+# here too so that a unit edit cannot lose it unnoticed: /status reads the listen queue over
+# NETLINK_SOCK_DIAG, and `systemctl reload` must fail on a config the master would refuse.
+service=$build/systemd/supportcrm.service
+grep -qE '^RestrictAddressFamilies=.*\bAF_NETLINK\b' "$service" ||
+    { echo "supportcrm.service: RestrictAddressFamilies= lacks AF_NETLINK (listenQueue would be null)"; exit 1; }
+reloads=$(grep '^ExecReload=' "$service")
+[[ "$(head -n1 <<<"$reloads")" == *"supportcrm-fcgi "*"--test-config" &&
+    "$(tail -n1 <<<"$reloads")" == *"kill -HUP"* ]] ||
+    { echo "supportcrm.service: ExecReload= must run --test-config, then send SIGHUP:"; echo "$reloads"; exit 1; }
+
 if ! command -v systemd-analyze >/dev/null; then
     echo "systemd-analyze not installed: unit verification skipped"
     exit 0
 fi
 # The units name the installed binary; point them at this build's so verify can check it.
 for unit in supportcrm.service supportcrm.socket supportcrm-webhooks.service; do
-    sed -E "s#^(ExecStart(Pre)?=)[^ ]*/(supportcrm-fcgi|supportcrm-webhooks)#\1$build/bin/\3#" \
+    sed -E "s#^(Exec(Start|StartPre|Reload)=)[^ ]*/(supportcrm-fcgi|supportcrm-webhooks)#\1$build/bin/\3#" \
         "$build/systemd/$unit" >"$tmp/$unit"
 done
 out=$(cd "$tmp" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify ./supportcrm.socket ./supportcrm.service \
