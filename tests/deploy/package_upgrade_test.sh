@@ -68,7 +68,9 @@ cleanup() {
             sb apt-get purge -y supportcrm >"$STACKDIR/apt-purge.log" 2>&1 ||
                 log_tail "$STACKDIR/apt-purge.log"
         fi
-        sb journalctl --no-pager -o short-precise >"$STACKDIR/journal.log" 2>&1 || true
+        if [[ -d "$STACKDIR" ]]; then # kept for a failure's post-mortem
+            sb journalctl --no-pager -o short-precise >"$STACKDIR/journal.log" 2>&1 || true
+        fi
         "$SANDBOX" down >&2 || warn "systemd-sandbox down failed"
     fi
     if [[ -L "$SITE_LINK" ]]; then rm -f -- "$SITE_LINK"; fi
@@ -143,6 +145,11 @@ done
 for f in /usr/bin/supportcrm-fcgi /usr/bin/supportcrm-admin /lib/systemd/system/supportcrm.service \
     /lib/systemd/system/supportcrm.socket /usr/share/supportcrm/sql/001_initial.sql; do
     [[ -e "$f" ]] || die "the package did not install $f"
+done
+# Sites written for earlier versions include the snippets from /usr/share: links keep them working.
+for f in supportcrm.conf supportcrm-status.conf supportcrm-ratelimit.conf; do
+    [[ "$(readlink -f "/usr/share/supportcrm/nginx/$f")" == "/etc/supportcrm/nginx/$f" ]] ||
+        die "/usr/share/supportcrm/nginx/$f is not a link to /etc/supportcrm/nginx/$f"
 done
 file -L /usr/bin/supportcrm-fcgi | grep -q ', stripped' || die "/usr/bin/supportcrm-fcgi is not stripped"
 for unit in supportcrm.service supportcrm.socket supportcrm-webhooks.service; do
