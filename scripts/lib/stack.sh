@@ -59,8 +59,8 @@ SUPPORTCRM_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 : "${SUPPORTCRM_FCGI_START_TIMEOUT:=30}"
 : "${SUPPORTCRM_FCGI_STOP_TIMEOUT:=20}" # > shutdown-timeout written by write_config
 : "${SUPPORTCRM_NGINX_START_TIMEOUT:=15}"
-# The nginx snippets a stack's nginx includes: the tree's, or the installed ones
-# (/usr/share/supportcrm/nginx, for the package test).
+# The nginx snippets a stack's nginx includes: the tree's, or installed ones
+# (/etc/supportcrm/nginx).
 : "${SUPPORTCRM_NGINX_DIR:=$SUPPORTCRM_REPO/nginx}"
 
 # ---------------------------------------------------------------------------
