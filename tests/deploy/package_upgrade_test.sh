@@ -64,6 +64,7 @@ cleanup() {
     rm -f -- "$STACKDIR/load.stop"
     if ((sandbox_up)); then
         sb "$NGINX_BIN" -c "$STACKDIR/nginx.conf" -s stop >/dev/null 2>&1 || true
+        rm -rf -- /var/lib/nginx/supportcrm-cache # the site's cache (purge removes it too)
         if ((installed)); then
             sb apt-get purge -y supportcrm >"$STACKDIR/apt-purge.log" 2>&1 ||
                 log_tail "$STACKDIR/apt-purge.log"
@@ -296,7 +297,7 @@ sb systemctl reload supportcrm || die "systemctl reload failed after the config 
 log "a broken config: systemctl reload failed ($(head -c 120 "$STACKDIR/reload-broken.log")), the service kept serving"
 
 # --- 6. remove, purge: nginx keeps passing nginx -t ----------------------------------------
-sb "$NGINX_BIN" -c "$STACKDIR/nginx.conf" -s stop || true
+sb "$NGINX_BIN" -c "$STACKDIR/nginx.conf" -s stop 2>>"$STACKDIR/nginx-main-error.log" || true
 # Debian's nginx.conf with the shipped site enabled as §6 says (a link in sites-enabled, in
 # place of Debian's default site, which this test leaves alone), pid and logs private.
 ln -s /etc/supportcrm/nginx/site-example.conf "$SITE_LINK"
@@ -329,7 +330,7 @@ installed=0
 [[ ! -L "$SITE_LINK" ]] || die "apt-get purge left $SITE_LINK pointing at a removed file"
 system_nginx_t "after apt-get purge"
 for f in /usr/bin/supportcrm-fcgi /etc/supportcrm /lib/systemd/system/supportcrm.service \
-    /usr/share/supportcrm /etc/logrotate.d/supportcrm; do
+    /usr/share/supportcrm /etc/logrotate.d/supportcrm /var/lib/nginx/supportcrm-cache; do
     [[ ! -e "$f" ]] || die "$f is still there after apt-get purge"
 done
 log "remove and purge: nginx -t passes; nothing of the package is left, the password file neither"
