@@ -1041,6 +1041,36 @@ TEST(Webhooks, AReceiverSlowToAnswerHoldsUpNoOtherShop) {
     EXPECT_EQ(deliveries(hook_b)[0]["attempts"].asInt(), 1);
 }
 
+// webhook-max-per-host: a receiver gets at most that many attempts at once; the rest of its
+// deliveries stay in the queue, unclaimed (not leased), until one ends.
+TEST(Webhooks, AReceiverGetsAtMostMaxPerHostAttemptsAtOnce) {
+    RestartDelivererAtEnd restart;
+    Receiver slow;
+    slow.hold_first_request(3s);
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, slow.url(), "ticket.created");
+    stop_deliverer(SIGTERM);
+    tickets::create_ticket_id(w);
+    tickets::create_ticket_id(w);
+    start_deliverer("--webhook-max-per-host 1");
+    ASSERT_TRUE(slow.wait_for(1));  // the first is in hand, its answer held
+    Db db;
+    const std::string id = std::to_string(hook.id);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ? AND "
+                       "status = 0 AND next_attempt_at > UTC_TIMESTAMP(3)",
+                       {id}),
+              1);  // leased: the one in flight
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ? AND "
+                       "status = 0 AND attempts = 0 AND next_attempt_at <= UTC_TIMESTAMP(3)",
+                       {id}),
+              1);  // due, waiting for the receiver's slot
+    EXPECT_EQ(slow.answered(), 0u) << "checked after the receiver answered: proves nothing";
+    ASSERT_TRUE(wait_for_deliveries(hook, 2, "delivered"));
+    EXPECT_EQ(slow.received().size(), 2u);
+    stop_deliverer(SIGTERM);
+    start_deliverer();
+}
+
 // Issue 25: no transaction is open while a receiver is contacted. While A's receiver holds the
 // request, the delivery's row is not locked: the claim committed before the POST (the
 // deliverer used to hold the claim's transaction, and its row locks, until the answer came).
