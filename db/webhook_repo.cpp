@@ -259,35 +259,42 @@ void add_outcome_counts(Db& db, const OutcomeCounts& counts) {
 
 }  // namespace
 
-bool record_attempt(Db& db, const DueDelivery& d, const AttemptRecord& a) {
-    Transaction tx(db);
-    // The delivery first: it tells whether the claim still holds, and locks the row.
-    const bool still_ours = db.run(Stmt::webhook_delivery_update, [&](sql::PreparedStatement& st) {
-        st.setUInt(1, static_cast<unsigned>(a.outcome));
-        st.setString(2, timeutil::format_db(a.next_attempt_at));
-        bind_optional(st, 3, a.status_code);
-        st.setUInt64(4, d.webhook_id);
-        st.setUInt64(5, d.event_id);
-        st.setString(6, timeutil::format_db(d.leased_until));
-        return st.executeUpdate() == 1;
-    });
-    if (!still_ours) {
-        return false;  // the transaction rolls back (it changed nothing)
-    }
-    db.run(Stmt::webhook_attempt_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, d.webhook_id);
-        st.setUInt64(2, d.event_id);
-        st.setString(3, timeutil::format_db(a.attempted_at));
-        bind_optional(st, 4, a.status_code);
-        bind_optional(st, 5, a.error);
-        st.setUInt64(6, a.duration_ms);
-        st.executeUpdate();
-    });
+std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended) {
+    std::vector<bool> recorded;
     OutcomeCounts counts{};
-    ++counts[static_cast<std::size_t>(a.outcome)];
+    Transaction tx(db);
+    for (const EndedAttempt& e : ended) {
+        const DueDelivery& d = e.delivery;
+        const AttemptRecord& a = e.record;
+        // The delivery first: it tells whether the claim still holds, and locks the row.
+        const bool still_ours =
+            db.run(Stmt::webhook_delivery_update, [&](sql::PreparedStatement& st) {
+                st.setUInt(1, static_cast<unsigned>(a.outcome));
+                st.setString(2, timeutil::format_db(a.next_attempt_at));
+                bind_optional(st, 3, a.status_code);
+                st.setUInt64(4, d.webhook_id);
+                st.setUInt64(5, d.event_id);
+                st.setString(6, timeutil::format_db(d.leased_until));
+                return st.executeUpdate() == 1;
+            });
+        recorded.push_back(still_ours);
+        if (!still_ours) {
+            continue;
+        }
+        db.run(Stmt::webhook_attempt_insert, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, d.webhook_id);
+            st.setUInt64(2, d.event_id);
+            st.setString(3, timeutil::format_db(a.attempted_at));
+            bind_optional(st, 4, a.status_code);
+            bind_optional(st, 5, a.error);
+            st.setUInt64(6, a.duration_ms);
+            st.executeUpdate();
+        });
+        ++counts[static_cast<std::size_t>(a.outcome)];
+    }
     add_outcome_counts(db, counts);
     tx.commit();
-    return true;
+    return recorded;
 }
 
 Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch) {

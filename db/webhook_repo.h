@@ -113,10 +113,16 @@ struct AttemptRecord {
 // failed (for good).
 using OutcomeCounts = std::array<std::uint64_t, 3>;
 
-// The attempt's row, the delivery's new state and the outcome's count (for /metrics), in a
-// transaction of its own. False, with nothing written, when the claim is no longer this
-// deliverer's (its lease ran out and the delivery was claimed again or deleted meanwhile).
-bool record_attempt(Db& db, const DueDelivery& delivery, const AttemptRecord& attempt);
+struct EndedAttempt {
+    DueDelivery delivery;
+    AttemptRecord record;
+};
+// The attempts' rows, their deliveries' new states and the outcomes' counts (for /metrics), in
+// one short transaction (the attempts that ended together; no receiver is contacted while it
+// is open). An attempt whose claim is no longer this deliverer's (its lease ran out and the
+// delivery was claimed again, or deleted, meanwhile) writes nothing. For each, whether it was
+// recorded.
+std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended);
 
 // Retention: deletes up to `batch` finished deliveries (with their attempts) that finished
 // before `cutoff`, then up to `batch` events older than `cutoff` that have no delivery left,

@@ -175,18 +175,21 @@ void Deliverer::collect(std::vector<Sender::Finished> finished) {
 }
 
 std::size_t Deliverer::record_ended() {
-    std::size_t recorded = 0;
-    while (!ended_.empty()) {
-        const Ended& e = ended_.front();
-        if (record_attempt(db_, e.delivery, e.record)) {
-            ++recorded;
+    if (ended_.empty()) {
+        return 0;
+    }
+    const std::vector<bool> recorded = record_attempts(db_, ended_);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < ended_.size(); ++i) {
+        if (recorded[i]) {
+            ++n;
         } else {
-            log::warning(describe(e.delivery) +
+            log::warning(describe(ended_[i].delivery) +
                          ": not recorded, its claim ran out and it was claimed again");
         }
-        ended_.erase(ended_.begin());
     }
-    return recorded;
+    ended_.clear();
+    return n;
 }
 
 std::size_t Deliverer::prune_if_due() {

@@ -6,9 +6,10 @@
 // (next_attempt_at moved to the end of the lease, kLeaseMs), then committed. The POSTs run
 // concurrently (libcurl multi; at most webhook-max-in-flight, webhook-max-per-host to one
 // receiver), so a slow receiver holds up only its own deliveries. Each outcome is recorded in
-// a short transaction of its own, only while the lease is still the deliverer's. A deliverer
-// that dies (SIGKILL, a crash) recorded nothing of its attempts in flight: they are
-// due again when their lease ends (at least once; receivers deduplicate by webhook-id).
+// a short transaction as it ends (with the others that ended with it), only while the lease is
+// still the deliverer's. A deliverer that dies (SIGKILL, a crash) recorded nothing of its
+// attempts in flight: they are due again when their lease ends (at least once; receivers
+// deduplicate by webhook-id).
 #pragma once
 
 #include <atomic>
@@ -66,17 +67,13 @@ class Deliverer {
         DueDelivery delivery;
         timeutil::Millis attempted_at = 0;
     };
-    struct Ended {
-        DueDelivery delivery;
-        AttemptRecord record;
-    };
     std::size_t claim();
     // The webhooks ("1,7") whose receiver has webhook-max-per-host attempts in flight.
     std::string saturated_webhooks() const;
     void start(DueDelivery delivery);
     void collect(std::vector<Sender::Finished> finished);
-    // Records the ended attempts, each in its own transaction; one that fails stays to be
-    // recorded next round.
+    // Records the ended attempts, in one short transaction; if it fails they stay, to be
+    // recorded next round (a second try writes nothing twice: the lease is the token).
     std::size_t record_ended();
     AttemptRecord outcome(const DueDelivery& delivery, timeutil::Millis attempted_at,
                           const PostResult& result);
@@ -91,7 +88,7 @@ class Deliverer {
     Sender sender_;  // the POSTs in flight and the kept-alive connections
     std::map<std::uint64_t, Started> started_;  // by the tag given to the sender
     std::uint64_t next_tag_ = 1;
-    std::vector<Ended> ended_;                           // not recorded yet
+    std::vector<EndedAttempt> ended_;                    // not recorded yet
     std::chrono::steady_clock::time_point next_look_{};  // the epoch: at once
     bool look_soon_ = false;  // the last look found work: look again without waiting
     std::chrono::steady_clock::time_point next_prune_{};  // the epoch: due at once
