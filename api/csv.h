@@ -1,5 +1,5 @@
 // CSV cells for the CSAT export (extensions.md §E4): RFC 4180 quoting, and the rule against
-// formula injection (a cell a spreadsheet would evaluate is prefixed with ').
+// formula injection (a cell, or a part of one, a spreadsheet would evaluate is prefixed with ').
 #pragma once
 
 #include <string>
@@ -7,8 +7,11 @@
 
 namespace supportcrm::csv {
 
-// Appends one cell: prefixed with ' when it begins with =, +, -, @, tab or carriage return;
-// then quoted (inner quotes doubled) when it holds a comma, a quote, CR or LF.
+// Appends one cell. Against formula injection, a ' goes before every part a spreadsheet may
+// read as a formula: the cell and each part after a ',' or ';' in it (a ';'-separator locale
+// splits there) that begins with =, +, -, @, tab or CR, or with a full-width ＝ ＋ － ＠, after
+// any spaces and U+00A0. Then the cell is quoted (inner quotes doubled) when it holds a comma,
+// a semicolon, a quote, CR or LF.
 void append_cell(std::string& out, std::string_view value);
 
 // Line ends of RFC 4180.

@@ -74,14 +74,25 @@ Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router ro
 // A worker whose connection was lost (or never opened) opens a new one before the request.
 // Success is a WARNING, not silence: the journal then shows when the database came back and
 // which server answered.
+// While the database is down every request fails here: one ERROR line, then at most one per
+// kReconnectLogEvery per worker, counting the ones not written.
+constexpr auto kReconnectLogEvery = std::chrono::seconds(5);
+
 bool reconnect(Db& db) {
+    static log::Throttle failures(kReconnectLogEvery);  // per worker (after fork)
     try {
         db.connect();
-        log::warning("reconnected to the database " + db.where() + ": server " +
-                     db.server_version());
+        const std::size_t held_back = failures.success();
+        log::warning(
+            "reconnected to the database " + db.where() + ": server " + db.server_version() +
+            (held_back > 0
+                 ? " (after " + std::to_string(held_back) + " more failed attempts not logged)"
+                 : ""));
         return true;
     } catch (const DbUnavailable& e) {
-        log::error(e.what());
+        if (std::string line = failures.admit(e.what()); !line.empty()) {
+            log::error(line);
+        }
         return false;
     }
 }

@@ -17,6 +17,7 @@ std::string refused_kind(const sockaddr* address);
 struct PinnedAddress {
     std::string resolve_entry;  // "HOST:PORT:ADDRESS" for CURLOPT_RESOLVE; "" for an IP literal
     std::string address;        // the addresses, numeric, comma-separated (for messages)
+    std::string pins;           // the same as CURLOPT_RESOLVE lists them (IPv6 in brackets)
 };
 struct Refusal {
     std::string reason;  // for the attempt's record and the log

@@ -96,6 +96,12 @@ KeyList declare_keys() {
     keys.add("webhook-poll-ms", d.webhooks.poll_ms,
              "milliseconds supportcrm-webhooks waits before looking again when it found no work");
     keys.add("webhook-batch", d.webhooks.batch, "deliveries supportcrm-webhooks claims at a time");
+    keys.add("webhook-max-in-flight", d.webhooks.max_in_flight,
+             "deliveries supportcrm-webhooks attempts at once (receivers are contacted "
+             "concurrently)");
+    keys.add(
+        "webhook-max-per-host", d.webhooks.max_per_host,
+        "deliveries supportcrm-webhooks attempts at once to one receiver (scheme, host, port)");
     keys.add("webhook-retry-first-ms", d.webhooks.retry_first_ms,
              "milliseconds before the first retry of a failed delivery; each retry waits twice "
              "as long as the one before (with jitter)");
@@ -366,13 +372,17 @@ Config load_config(const po::variables_map& command_line) {
     c.webhooks.allow_private = vm["webhook-allow-private"].as<bool>();
     c.webhooks.poll_ms = vm["webhook-poll-ms"].as<unsigned>();
     c.webhooks.batch = vm["webhook-batch"].as<unsigned>();
+    c.webhooks.max_in_flight = vm["webhook-max-in-flight"].as<unsigned>();
+    c.webhooks.max_per_host = vm["webhook-max-per-host"].as<unsigned>();
     c.webhooks.retry_first_ms = vm["webhook-retry-first-ms"].as<unsigned>();
     c.webhooks.retry_max_ms = vm["webhook-retry-max-ms"].as<unsigned>();
     c.webhooks.retry_for = vm["webhook-retry-for"].as<unsigned>();
     if (c.webhooks.poll_ms == 0 || c.webhooks.batch == 0 || c.webhooks.retry_first_ms == 0 ||
+        c.webhooks.max_in_flight == 0 || c.webhooks.max_per_host == 0 ||
         c.webhooks.retry_max_ms < c.webhooks.retry_first_ms) {
         throw ConfigError(
-            "webhook-poll-ms, webhook-batch and webhook-retry-first-ms must be at least 1, "
+            "webhook-poll-ms, webhook-batch, webhook-max-in-flight, webhook-max-per-host and "
+            "webhook-retry-first-ms must be at least 1, "
             "webhook-retry-max-ms at least webhook-retry-first-ms");
     }
     c.webhooks.retention_days = vm["webhook-retention-days"].as<unsigned>();

@@ -22,6 +22,8 @@ struct WebhookSettings {
     bool allow_private = false;       // deliver to loopback, private and link-local addresses
     unsigned poll_ms = 1000;          // how often the deliverer looks for due work when idle
     unsigned batch = 20;              // deliveries claimed per transaction
+    unsigned max_in_flight = 32;      // attempts running at once
+    unsigned max_per_host = 8;        // attempts running at once to one scheme://host:port
     unsigned retry_first_ms = 10000;  // the delay before the first retry (then doubling)
     unsigned retry_max_ms = 3600000;  // the longest delay between two attempts
     unsigned retry_for = 86400;       // seconds after the event when a failure is final

@@ -133,6 +133,31 @@ void write(Level level, std::string_view message) {
     (void)ignored;
 }
 
+std::string Throttle::admit(std::string_view message, Clock::time_point now) {
+    if (in_run_ && now - last_written_ < every_) {
+        ++held_back_;
+        return "";
+    }
+    std::string line(message);
+    if (held_back_ > 0) {
+        line += " (" + std::to_string(held_back_) + " more like it in the last " +
+                std::to_string(
+                    std::chrono::duration_cast<std::chrono::seconds>(now - last_written_).count()) +
+                " s not logged)";
+    }
+    in_run_ = true;
+    last_written_ = now;
+    held_back_ = 0;
+    return line;
+}
+
+std::size_t Throttle::success() {
+    const std::size_t held_back = held_back_;
+    in_run_ = false;
+    held_back_ = 0;
+    return held_back;
+}
+
 void error_errno(std::string_view what, int err) {
     std::string m(what);
     m.append(": ")

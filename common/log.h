@@ -5,6 +5,8 @@
 // Never pass API keys, digests or bodies to these functions.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,26 @@ inline void warning(std::string_view m) {
 inline void error(std::string_view m) {
     write(Level::error, m);
 }
+
+// Holds back repeats of a line that could come once per request (the database is down: each
+// request fails to reconnect): the first goes out, then at most one per `every`, saying how
+// many were held back since the last one. success() ends the run.
+class Throttle {
+  public:
+    using Clock = std::chrono::steady_clock;
+    explicit Throttle(Clock::duration every) : every_(every) {}
+    // The line to write now, or "" to hold this one back.
+    std::string admit(std::string_view message, Clock::time_point now = Clock::now());
+    // The run ended (the database answers again): how many lines were held back since the
+    // last one written; the next failure is written at once.
+    std::size_t success();
+
+  private:
+    Clock::duration every_;
+    bool in_run_ = false;
+    Clock::time_point last_written_{};
+    std::size_t held_back_ = 0;
+};
 
 // "<what>: <strerror(errno)> (errno N)", for system-call failures.
 void error_errno(std::string_view what, int err);

@@ -5,11 +5,14 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 
 namespace supportcrm::tz {
 namespace {
 
 constexpr const char* kZoneDir = "/usr/share/zoneinfo/";
+// tzdata's compact source: every zone ("Z") and link ("L", the backward names) it installs.
+constexpr const char* kZoneList = "/usr/share/zoneinfo/tzdata.zi";
 constexpr std::int64_t kSecondsPerDay = 86400;
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
@@ -172,7 +175,7 @@ std::optional<std::string> read_small_file(const std::string& path) {
     if (!in) {
         return std::nullopt;
     }
-    constexpr std::size_t kMaxBytes = 1 << 20;  // real zone files are a few KiB
+    constexpr std::size_t kMaxBytes = 1 << 20;  // zone files are a few KiB, tzdata.zi ~120
     std::string bytes;
     char buf[4096];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
@@ -356,13 +359,56 @@ std::optional<Zone> parse_tzif(std::string_view bytes) {
     return Zone(std::move(times), std::move(offsets), type_offset[0], std::move(rule));
 }
 
+std::set<std::string, std::less<>> parse_zone_list(std::string_view tzdata_zi) {
+    std::set<std::string, std::less<>> names;
+    std::size_t from = 0;
+    while (from < tzdata_zi.size()) {
+        std::size_t end = tzdata_zi.find('\n', from);
+        if (end == std::string_view::npos) {
+            end = tzdata_zi.size();
+        }
+        const std::string_view line = tzdata_zi.substr(from, end - from);
+        from = end + 1;
+        // "Z NAME ..." a zone; "L TARGET NAME" a link (backward names such as US/Eastern).
+        std::string_view name;
+        if (line.substr(0, 2) == "Z ") {
+            name = line.substr(2, line.find(' ', 2) - 2);
+        } else if (line.substr(0, 2) == "L ") {
+            const std::size_t target_end = line.find(' ', 2);
+            if (target_end == std::string_view::npos) {
+                continue;
+            }
+            name = line.substr(target_end + 1);
+            name = name.substr(0, name.find(' '));
+        } else {
+            continue;
+        }
+        // "Factory" is a zone of the file but no place's time ("-00").
+        if (!name.empty() && name != "Factory") {
+            names.emplace(name);
+        }
+    }
+    return names;
+}
+
+bool is_listed_zone(std::string_view name) {
+    // Read once per process (each worker its own, on its first tz), then kept.
+    static const std::set<std::string, std::less<>> names = [] {
+        std::optional<std::string> text = read_small_file(kZoneList);  // 114 KiB on Debian 12
+        return text ? parse_zone_list(*text) : std::set<std::string, std::less<>>{};
+    }();
+    return names.find(name) != names.end();
+}
+
 const Zone* find_zone(std::string_view name) {
     // Per process (each worker its own): a zone is read from disk once, then kept.
     static std::map<std::string, std::unique_ptr<Zone>, std::less<>> loaded;
     if (auto it = loaded.find(name); it != loaded.end()) {
         return it->second.get();
     }
-    if (!plausible_zone_name(name)) {
+    // Only tzdata's names: not the other files of the directory (localtime, posixrules,
+    // posix/..., right/...), which would reveal the server's zone or are no IANA zone.
+    if (!plausible_zone_name(name) || !is_listed_zone(name)) {
         return nullptr;
     }
     std::optional<std::string> bytes = read_small_file(kZoneDir + std::string(name));

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,9 +63,17 @@ class Zone {
 // not one, or counts leap seconds (the "right/" zones: their clock is not UTC's).
 std::optional<Zone> parse_tzif(std::string_view bytes);
 
-// The zone of an IANA name from /usr/share/zoneinfo, loaded once per process and kept for the
-// process's lifetime (there are a few hundred names; unknown names are not kept). nullptr for
-// a name that is not a zone there: unknown, malformed, or a path that leaves the directory.
+// The zone and link names of a tzdata.zi text (its "Z" and "L" lines), without "Factory".
+std::set<std::string, std::less<>> parse_zone_list(std::string_view tzdata_zi);
+
+// Whether name is one of tzdata's zones or links (/usr/share/zoneinfo/tzdata.zi, read once per
+// process): never localtime, posixrules, Factory, posix/... or right/....
+bool is_listed_zone(std::string_view name);
+
+// The zone of an IANA name (is_listed_zone) from /usr/share/zoneinfo, loaded once per process and
+// kept for the process's lifetime (there are a few hundred names; unknown names are not kept).
+// nullptr for a name that is not a zone there: unknown, malformed, or a path that leaves the
+// directory.
 const Zone* find_zone(std::string_view name);
 
 }  // namespace supportcrm::tz

@@ -117,6 +117,8 @@ constexpr StatementSpec kStatements[] = {
      sql_text::webhook_event_fanned_out},
     {Stmt::webhook_deliveries_due, "webhook_deliveries_due", kReads,
      sql_text::webhook_deliveries_due},
+    {Stmt::webhook_delivery_lease, "webhook_delivery_lease", kWrites,
+     sql_text::webhook_delivery_lease},
     {Stmt::webhook_delivery_detail, "webhook_delivery_detail", kReads,
      sql_text::webhook_delivery_detail},
     {Stmt::webhook_delivery_update, "webhook_delivery_update", kWrites,

@@ -101,6 +101,7 @@ enum class Stmt {
     webhook_fan_out,
     webhook_event_fanned_out,
     webhook_deliveries_due,
+    webhook_delivery_lease,
     webhook_delivery_detail,
     webhook_delivery_update,
     webhook_attempt_insert,

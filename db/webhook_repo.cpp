@@ -190,10 +190,12 @@ std::size_t fan_out_new_events(Db& db, unsigned batch) {
     return ids.size();
 }
 
-std::vector<DueDelivery> claim_due_deliveries(Db& db, unsigned batch) {
+std::vector<DueDelivery> select_due_deliveries(Db& db, unsigned batch,
+                                               const std::string& skip_webhooks) {
     std::vector<DueDelivery> due =
         db.run(Stmt::webhook_deliveries_due, [&](sql::PreparedStatement& st) {
-            st.setUInt(1, batch);
+            st.setString(1, skip_webhooks);
+            st.setUInt(2, batch);
             ResultSetPtr rs(st.executeQuery());
             std::vector<DueDelivery> out;
             while (rs->next()) {
@@ -227,28 +229,22 @@ std::vector<DueDelivery> claim_due_deliveries(Db& db, unsigned batch) {
     return due;
 }
 
-void record_attempt(Db& db, const DueDelivery& d, const AttemptRecord& a) {
-    db.run(Stmt::webhook_attempt_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, d.webhook_id);
-        st.setUInt64(2, d.event_id);
-        st.setString(3, timeutil::format_db(a.attempted_at));
-        bind_optional(st, 4, a.status_code);
-        bind_optional(st, 5, a.error);
-        st.setUInt64(6, a.duration_ms);
+void lease_delivery(Db& db, DueDelivery& d, timeutil::Millis until) {
+    db.run(Stmt::webhook_delivery_lease, [&](sql::PreparedStatement& st) {
+        st.setString(1, timeutil::format_db(until));
+        st.setUInt64(2, d.webhook_id);
+        st.setUInt64(3, d.event_id);
         st.executeUpdate();
     });
-    db.run(Stmt::webhook_delivery_update, [&](sql::PreparedStatement& st) {
-        st.setUInt(1, static_cast<unsigned>(a.outcome));
-        st.setString(2, timeutil::format_db(a.next_attempt_at));
-        bind_optional(st, 3, a.status_code);
-        st.setUInt64(4, d.webhook_id);
-        st.setUInt64(5, d.event_id);
-        st.executeUpdate();
-    });
+    d.leased_until = until;
 }
 
+namespace {
+
+// Adds outcomes to the totals, in the caller's transaction: call it last before the COMMIT,
+// the totals' rows stay locked until then.
 void add_outcome_counts(Db& db, const OutcomeCounts& counts) {
-    // In outcome order, so two deliverers' rounds lock the rows in the same order.
+    // In outcome order, so two deliverers' transactions lock the rows in the same order.
     for (std::size_t outcome = 0; outcome < counts.size(); ++outcome) {
         if (counts[outcome] == 0) {
             continue;
@@ -259,6 +255,46 @@ void add_outcome_counts(Db& db, const OutcomeCounts& counts) {
             st.executeUpdate();
         });
     }
+}
+
+}  // namespace
+
+std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended) {
+    std::vector<bool> recorded;
+    OutcomeCounts counts{};
+    Transaction tx(db);
+    for (const EndedAttempt& e : ended) {
+        const DueDelivery& d = e.delivery;
+        const AttemptRecord& a = e.record;
+        // The delivery first: it tells whether the claim still holds, and locks the row.
+        const bool still_ours =
+            db.run(Stmt::webhook_delivery_update, [&](sql::PreparedStatement& st) {
+                st.setUInt(1, static_cast<unsigned>(a.outcome));
+                st.setString(2, timeutil::format_db(a.next_attempt_at));
+                bind_optional(st, 3, a.status_code);
+                st.setUInt64(4, d.webhook_id);
+                st.setUInt64(5, d.event_id);
+                st.setString(6, timeutil::format_db(d.leased_until));
+                return st.executeUpdate() == 1;
+            });
+        recorded.push_back(still_ours);
+        if (!still_ours) {
+            continue;
+        }
+        db.run(Stmt::webhook_attempt_insert, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, d.webhook_id);
+            st.setUInt64(2, d.event_id);
+            st.setString(3, timeutil::format_db(a.attempted_at));
+            bind_optional(st, 4, a.status_code);
+            bind_optional(st, 5, a.error);
+            st.setUInt64(6, a.duration_ms);
+            st.executeUpdate();
+        });
+        ++counts[static_cast<std::size_t>(a.outcome)];
+    }
+    add_outcome_counts(db, counts);
+    tx.commit();
+    return recorded;
 }
 
 Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch) {

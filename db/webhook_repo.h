@@ -89,10 +89,16 @@ struct DueDelivery {
     std::string payload;
     timeutil::Millis created_at = 0;
     std::string shop_domain;
+    timeutil::Millis leased_until = 0;  // set by lease_delivery: the claim's token
 };
-// Locks up to `batch` due deliveries (FOR UPDATE SKIP LOCKED) in the caller's open transaction:
-// they stay claimed until it ends, and return to the queue if the deliverer dies.
-std::vector<DueDelivery> claim_due_deliveries(Db& db, unsigned batch);
+// Locks up to `batch` due deliveries (FOR UPDATE SKIP LOCKED) in the caller's open transaction,
+// none of the webhooks listed in `skip_webhooks` ("1,7", "" for none), with what an attempt
+// needs. The caller leases those it takes (lease_delivery) and commits.
+std::vector<DueDelivery> select_due_deliveries(Db& db, unsigned batch,
+                                               const std::string& skip_webhooks);
+// Claims a selected delivery until `until`, in the caller's transaction: it is not due again
+// before then, so a deliverer that dies holding it leaves it to the next one after the lease.
+void lease_delivery(Db& db, DueDelivery& delivery, timeutil::Millis until);
 
 struct AttemptRecord {
     timeutil::Millis attempted_at = 0;
@@ -102,15 +108,21 @@ struct AttemptRecord {
     DeliveryStatus outcome = DeliveryStatus::pending;  // pending: retried at next_attempt_at
     timeutil::Millis next_attempt_at = 0;
 };
-// The attempt's row and the delivery's new state, in the caller's transaction.
-void record_attempt(Db& db, const DueDelivery& delivery, const AttemptRecord& attempt);
 
 // Attempts by outcome, indexed by DeliveryStatus: pending (failed, to be retried), delivered,
 // failed (for good).
 using OutcomeCounts = std::array<std::uint64_t, 3>;
-// Adds a round's outcomes to the totals, in the caller's transaction (the one that records the
-// attempts): call it last before the COMMIT, the totals' rows stay locked until then.
-void add_outcome_counts(Db& db, const OutcomeCounts& counts);
+
+struct EndedAttempt {
+    DueDelivery delivery;
+    AttemptRecord record;
+};
+// The attempts' rows, their deliveries' new states and the outcomes' counts (for /metrics), in
+// one short transaction (the attempts that ended together; no receiver is contacted while it
+// is open). An attempt whose claim is no longer this deliverer's (its lease ran out and the
+// delivery was claimed again, or deleted, meanwhile) writes nothing. For each, whether it was
+// recorded.
+std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended);
 
 // Retention: deletes up to `batch` finished deliveries (with their attempts) that finished
 // before `cutoff`, then up to `batch` events older than `cutoff` that have no delivery left,

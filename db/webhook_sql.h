@@ -51,23 +51,33 @@ inline constexpr char webhook_fan_out[] =
 inline constexpr char webhook_event_fanned_out[] =
     "UPDATE webhook_events SET fanned_out = 1 WHERE id = ?";
 // Only webhook_deliveries rows are locked (FOR UPDATE locks every table of a join: the shop
-// row would block the shop's API writes for as long as a receiver takes).
+// row would block the shop's API writes). The claim's transaction is short: it leases the rows
+// it takes (webhook_delivery_lease) and commits before any receiver is contacted. The second
+// parameter lists the webhooks ("1,7") whose destination already has as many attempts in
+// flight as allowed: their backlog must not fill the batch and starve other shops.
 inline constexpr char webhook_deliveries_due[] =
     "SELECT webhook_id, event_id, attempts FROM webhook_deliveries "
-    "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3) "
+    "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3) AND NOT FIND_IN_SET(webhook_id, ?) "
     "ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
+// A claimed delivery is not due again until its lease ends: if its deliverer dies, another
+// one (or it, restarted) makes the attempt then. The lease's time is also the claim's token.
+inline constexpr char webhook_delivery_lease[] =
+    "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND event_id = ?";
 inline constexpr char webhook_delivery_detail[] =
     "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain "
     "FROM webhook_events e JOIN webhooks w ON w.id = ? JOIN shops s ON s.id = e.shop_id "
     "WHERE e.id = ?";
+// Only while the claim is still this deliverer's (its lease time unchanged): a deliverer whose
+// lease ran out records nothing over the one that claimed the delivery after it.
 inline constexpr char webhook_delivery_update[] =
     "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, "
-    "last_status_code = ? WHERE webhook_id = ? AND event_id = ?";
+    "last_status_code = ? WHERE webhook_id = ? AND event_id = ? AND status = 0 "
+    "AND next_attempt_at = ?";
 inline constexpr char webhook_attempt_insert[] =
     "INSERT INTO webhook_attempts (webhook_id, event_id, attempted_at, status_code, error, "
     "duration_ms) VALUES (?, ?, ?, ?, ?, ?)";
-// A round's outcomes, added just before its COMMIT: the counter row stays locked only from
-// here to the COMMIT, so deliverers on several hosts hardly ever wait for each other.
+// An attempt's outcome, added just before the COMMIT that records it: the counter row stays
+// locked only from here to the COMMIT, so deliverers hardly ever wait for each other.
 inline constexpr char webhook_outcome_count_add[] =
     "INSERT INTO webhook_outcome_counts (outcome, attempts) VALUES (?, ?) "
     "ON DUPLICATE KEY UPDATE attempts = attempts + VALUES(attempts)";

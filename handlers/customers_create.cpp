@@ -12,9 +12,10 @@
 namespace supportcrm {
 namespace {
 
-// Blank email / phone_number count as absent (contract §3).
+// Blank email / phone_number count as absent (contract §3), blank as extensions.md §E1 says:
+// only Unicode White_Space ("\u3000", "\u00a0" too, not only ASCII spaces).
 void drop_blank(std::optional<std::string>& v) {
-    if (v && text::trim(*v).empty()) {
+    if (v && text::is_blank(*v)) {
         v.reset();
     }
 }

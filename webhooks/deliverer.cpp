@@ -1,6 +1,8 @@
 #include "webhooks/deliverer.h"
 
+#include <algorithm>
 #include <ctime>
+#include <set>
 
 #include "common/json_writer.h"
 #include "common/log.h"
@@ -57,23 +59,137 @@ Deliverer::Deliverer(Db& db, const WebhookSettings& settings, const std::atomic<
 
 Deliverer::Round Deliverer::run_once() {
     Round round;
-    round.events = fan_out_new_events(db_, settings_.batch);
-    Transaction tx(db_);
-    std::vector<DueDelivery> due = claim_due_deliveries(db_, settings_.batch);
-    OutcomeCounts outcomes{};
-    for (const DueDelivery& d : due) {
-        if (stopping_.load()) {
-            break;  // unattempted claims go back to the queue with the commit
-        }
-        const AttemptRecord record = attempt(d);
-        record_attempt(db_, d, record);
-        ++outcomes[static_cast<std::size_t>(record.outcome)];
-        ++round.attempts;
+    round.attempts = record_ended();  // what a failed round left
+    const auto now = std::chrono::steady_clock::now();
+    if (!stopping_.load() && (look_soon_ || now >= next_look_)) {
+        round.events = fan_out_new_events(db_, settings_.batch);
+        round.claimed = claim();
+        next_look_ = now + std::chrono::milliseconds(settings_.poll_ms);
+        look_soon_ = round.events > 0 || round.claimed > 0;
     }
-    add_outcome_counts(db_, outcomes);
-    tx.commit();
+    if (sender_.in_flight() > 0) {
+        // Wait for a POST to end, but not past the next look for new work.
+        const auto until_look = std::chrono::duration_cast<std::chrono::milliseconds>(
+            next_look_ - std::chrono::steady_clock::now());
+        const auto wait = look_soon_ ? std::chrono::milliseconds(0)
+                                     : std::max(std::chrono::milliseconds(0), until_look);
+        collect(sender_.pump(wait));
+        const std::size_t recorded = record_ended();
+        round.attempts += recorded;
+        look_soon_ = look_soon_ || recorded > 0;  // room for more
+    }
+    round.in_flight = sender_.in_flight();
     round.pruned = prune_if_due();
     return round;
+}
+
+void Deliverer::finish_in_flight() {
+    while (sender_.in_flight() > 0) {
+        collect(sender_.pump(std::chrono::milliseconds(100)));
+    }
+    record_ended();
+}
+
+std::string Deliverer::saturated_webhooks() const {
+    std::string out;
+    std::set<std::uint64_t> listed;
+    for (const auto& [tag, s] : started_) {
+        if (sender_.in_flight_to(destination_of(s.delivery.url)) >= settings_.max_per_host &&
+            listed.insert(s.delivery.webhook_id).second) {
+            out += (out.empty() ? "" : ",") + std::to_string(s.delivery.webhook_id);
+        }
+    }
+    return out;
+}
+
+std::size_t Deliverer::claim() {
+    const std::size_t running = sender_.in_flight();
+    if (running >= settings_.max_in_flight) {
+        return 0;
+    }
+    const auto room = static_cast<unsigned>(
+        std::min<std::size_t>(settings_.batch, settings_.max_in_flight - running));
+    const timeutil::Millis lease_until = timeutil::now_ms() + kLeaseMs;
+    std::vector<DueDelivery> taken;
+    {
+        Transaction tx(db_);
+        std::vector<DueDelivery> due = select_due_deliveries(db_, room, saturated_webhooks());
+        std::map<std::string, std::size_t> adding;  // by destination, in this claim
+        for (DueDelivery& d : due) {
+            const std::string to = destination_of(d.url);
+            if (sender_.in_flight_to(to) + adding[to] >= settings_.max_per_host) {
+                continue;  // not leased: due again at once, for the next claim
+            }
+            ++adding[to];
+            lease_delivery(db_, d, lease_until);
+            taken.push_back(std::move(d));
+        }
+        tx.commit();
+    }
+    for (DueDelivery& d : taken) {
+        start(std::move(d));
+    }
+    return taken.size();
+}
+
+void Deliverer::start(DueDelivery d) {
+    const timeutil::Millis attempted_at = timeutil::now_ms();
+    std::optional<std::string> key = base64_decode(d.secret_base64);
+    if (!key) {
+        PostResult result;
+        result.error = "the stored secret is not base64";
+        AttemptRecord record = outcome(d, attempted_at, result);
+        ended_.push_back({std::move(d), std::move(record)});
+        return;
+    }
+    PostRequest request;
+    request.url = d.url;
+    request.allow_private = settings_.allow_private;
+    request.body = delivery_body(d);
+    const std::string id = std::to_string(d.event_id);
+    const std::string timestamp = std::to_string(attempted_at / 1000);
+    // "Expect:" (empty) keeps libcurl from waiting for a 100 Continue on bodies over 1 KiB.
+    request.headers = {"Content-Type: application/json", "Expect:", "webhook-id: " + id,
+                       "webhook-timestamp: " + timestamp,
+                       "webhook-signature: " + sign(*key, id, timestamp, request.body)};
+    // Cut off before the lease ends, so that its outcome is recorded while the claim holds.
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(d.leased_until - kRecordMarginMs - attempted_at);
+    const std::uint64_t tag = next_tag_++;
+    sender_.start(tag, std::move(request), deadline);
+    started_.emplace(tag, Started{std::move(d), attempted_at});
+}
+
+void Deliverer::collect(std::vector<Sender::Finished> finished) {
+    for (Sender::Finished& f : finished) {
+        auto found = started_.find(f.tag);
+        if (found == started_.end()) {
+            continue;
+        }
+        AttemptRecord record =
+            outcome(found->second.delivery, found->second.attempted_at, f.result);
+        ended_.push_back({std::move(found->second.delivery), std::move(record)});
+        started_.erase(found);
+    }
+}
+
+std::size_t Deliverer::record_ended() {
+    if (ended_.empty()) {
+        return 0;
+    }
+    const std::vector<bool> recorded = record_attempts(db_, ended_);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < ended_.size(); ++i) {
+        if (recorded[i]) {
+            ++n;
+        } else {
+            log::warning(describe(ended_[i].delivery) +
+                         ": not recorded, its claim ran out and it was claimed again");
+        }
+    }
+    ended_.clear();
+    return n;
 }
 
 std::size_t Deliverer::prune_if_due() {
@@ -107,26 +223,10 @@ std::size_t Deliverer::prune_if_due() {
     return pruned.deliveries + pruned.events;
 }
 
-AttemptRecord Deliverer::attempt(const DueDelivery& d) {
+AttemptRecord Deliverer::outcome(const DueDelivery& d, timeutil::Millis attempted_at,
+                                 const PostResult& result) {
     AttemptRecord record;
-    record.attempted_at = timeutil::now_ms();
-    PostRequest request;
-    request.url = d.url;
-    request.allow_private = settings_.allow_private;
-    request.body = delivery_body(d);
-    const std::string id = std::to_string(d.event_id);
-    const std::string timestamp = std::to_string(record.attempted_at / 1000);
-    std::optional<std::string> key = base64_decode(d.secret_base64);
-    if (!key) {
-        throw std::runtime_error("webhook " + std::to_string(d.webhook_id) +
-                                 ": stored secret is not base64");
-    }
-    // "Expect:" (empty) keeps libcurl from waiting for a 100 Continue on bodies over 1 KiB.
-    request.headers = {"Content-Type: application/json", "Expect:", "webhook-id: " + id,
-                       "webhook-timestamp: " + timestamp,
-                       "webhook-signature: " + sign(*key, id, timestamp, request.body)};
-    PostResult result = sender_.post(request);
-
+    record.attempted_at = attempted_at;
     record.duration_ms = static_cast<std::uint64_t>(result.duration_ms);
     if (result.status_code) {
         record.status_code = static_cast<std::uint64_t>(*result.status_code);

@@ -92,7 +92,7 @@ int run(const Config& config) {
                 break;
             }
             webhooks::Deliverer::Round round = deliverer.run_once();
-            if (round.attempts == 0 && round.events == 0 && round.pruned == 0) {
+            if (round.idle()) {
                 pause_ms(config.webhooks.poll_ms);
             }
         } catch (const DbUnavailable& e) {
@@ -107,6 +107,11 @@ int run(const Config& config) {
         }
     }
     notify("STOPPING=1");
+    try {
+        deliverer.finish_in_flight();  // the attempts in flight end and are recorded
+    } catch (const std::exception& e) {
+        log::error(std::string("recording the last attempts failed: ") + e.what());
+    }
     log::info("supportcrm-webhooks stopped");
     return 0;
 }

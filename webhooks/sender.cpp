@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <variant>
@@ -15,9 +18,6 @@ namespace {
 
 constexpr long kConnectTimeoutMs = 5000;
 constexpr long kTotalTimeoutMs = 10000;
-// Handles (each with its idle connections) kept for this many destinations at most; past it
-// one is dropped. libcurl closes a connection idle longer than CURLOPT_MAXAGE_CONN (118 s).
-constexpr std::size_t kMaxDestinations = 64;
 // A receiver's answer body is not kept: only its status is recorded.
 std::size_t discard(char*, std::size_t size, std::size_t count, void*) {
     return size * count;
@@ -66,19 +66,6 @@ UrlParts parse_url(const std::string& url) {
     return out;
 }
 
-// Whether `ip` (as CURLINFO_PRIMARY_IP writes it) is one of the comma-separated `addresses`.
-bool among(const std::string& ip, const std::string& addresses) {
-    std::size_t start = 0;
-    while (start <= addresses.size()) {
-        const std::size_t end = std::min(addresses.find(',', start), addresses.size());
-        if (addresses.compare(start, end - start, ip) == 0) {
-            return true;
-        }
-        start = end + 1;
-    }
-    return false;
-}
-
 long elapsed_ms(std::chrono::steady_clock::time_point since) {
     return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::steady_clock::now() - since)
@@ -97,118 +84,235 @@ std::string check_url(const std::string& url) {
     return parse_url(url).error;
 }
 
-struct Sender::Destination {
-    std::unique_ptr<CURL, EasyFree> handle;
-    std::string connected_to;  // the peer address of its last transfer ("" before any)
-};
-
-Sender::Sender() = default;
-Sender::~Sender() = default;
-
-Sender::Destination& Sender::destination(const std::string& key) {
-    auto found = destinations_.find(key);
-    if (found != destinations_.end()) {
-        return *found->second;
+std::string destination_of(const std::string& url) {
+    UrlParts parts = parse_url(url);
+    if (!parts.error.empty()) {
+        return "";
     }
-    if (destinations_.size() >= kMaxDestinations) {
-        destinations_.erase(destinations_.begin());
-    }
-    auto made = std::make_unique<Destination>();
-    made->handle.reset(curl_easy_init());
-    return *destinations_.emplace(key, std::move(made)).first->second;
+    return parts.scheme + "://" + parts.host + ":" + std::to_string(parts.port);
 }
 
-PostResult Sender::post(const PostRequest& request) {
-    const auto started = std::chrono::steady_clock::now();
-    PostResult result;
-    UrlParts parts = parse_url(request.url);
-    if (!parts.error.empty()) {
-        result.error = parts.error;
-        return result;
-    }
-    auto target = resolve_and_check(parts.host, parts.port, request.allow_private);
-    if (auto* refusal = std::get_if<Refusal>(&target)) {
-        result.error = refusal->reason;
-        result.duration_ms = elapsed_ms(started);
-        return result;
-    }
-    const PinnedAddress& pinned = std::get<PinnedAddress>(target);
+struct Sender::Attempt {
+    std::uint64_t tag = 0;
+    PostRequest request;
+    UrlParts parts;
+    std::string destination;
+    Clock::time_point started, deadline;
+    // Until the addresses are checked: the resolution running on its own thread.
+    std::future<std::variant<PinnedAddress, Refusal>> resolving;
+    std::string checked;  // the checked addresses, for messages
+    std::unique_ptr<curl_slist, ListFree> headers, resolve, connect_to;
+    char message[CURL_ERROR_SIZE] = "";
+    std::unique_ptr<CURL, EasyFree> handle;  // last: cleaned up before what it points to
+};
 
-    Destination& to =
-        destination(parts.scheme + "://" + parts.host + ":" + std::to_string(parts.port));
-    if (!to.handle) {
-        result.error = "curl_easy_init failed";
-        return result;
+Sender::Sender() {
+    multi_ = curl_multi_init();
+    if (multi_ == nullptr) {
+        throw std::runtime_error("curl_multi_init failed");
     }
-    // Every option back to its default; the handle's idle connections and DNS cache stay.
-    curl_easy_reset(to.handle.get());
-    std::unique_ptr<curl_slist, ListFree> headers;
-    for (const std::string& line : request.headers) {
-        curl_slist* grown = curl_slist_append(headers.get(), line.c_str());
-        if (grown == nullptr) {
-            result.error = "out of memory";
-            return result;
+}
+
+Sender::~Sender() {
+    CURLM* multi = static_cast<CURLM*>(multi_);
+    for (auto& [tag, attempt] : attempts_) {
+        if (attempt->handle) {
+            curl_multi_remove_handle(multi, attempt->handle.get());
         }
-        headers.release();
-        headers.reset(grown);
-    }
-    // The handle's DNS cache may hold the addresses pinned by an earlier attempt: the removal
-    // entry ("-HOST:PORT") drops them first, so only the ones checked now are used, whether or
-    // not this libcurl lets a new entry override an old one.
-    std::unique_ptr<curl_slist, ListFree> resolve;
-    if (!pinned.resolve_entry.empty()) {
-        const std::string removal = "-" + parts.host + ":" + std::to_string(parts.port);
-        resolve.reset(curl_slist_append(nullptr, removal.c_str()));
-        curl_slist* grown =
-            resolve ? curl_slist_append(resolve.get(), pinned.resolve_entry.c_str()) : nullptr;
-        if (grown == nullptr) {
-            result.error = "out of memory";
-            return result;
+        if (attempt->resolving.valid()) {
+            attempt->resolving.wait();  // its thread must not outlive what it reads
         }
     }
-    CURL* c = to.handle.get();
-    // libcurl picks a kept connection by host name and port, not by address: one to an address
-    // that is not among those checked now (the name resolves elsewhere since) must not be used.
-    if (!to.connected_to.empty() && !among(to.connected_to, pinned.address)) {
-        curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+    attempts_.clear();
+    curl_multi_cleanup(multi);
+}
+
+std::size_t Sender::in_flight_to(const std::string& destination) const {
+    std::size_t n = 0;
+    for (const auto& [tag, attempt] : attempts_) {
+        n += attempt->destination == destination ? 1 : 0;
     }
-    curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+    return n;
+}
+
+void Sender::start(std::uint64_t tag, PostRequest request, Clock::time_point deadline) {
+    auto attempt = std::make_unique<Attempt>();
+    attempt->tag = tag;
+    attempt->request = std::move(request);
+    attempt->started = Clock::now();
+    attempt->deadline =
+        std::min(deadline, attempt->started + std::chrono::milliseconds(kTotalTimeoutMs));
+    attempt->parts = parse_url(attempt->request.url);
+    if (attempt->parts.error.empty()) {
+        attempt->destination = attempt->parts.scheme + "://" + attempt->parts.host + ":" +
+                               std::to_string(attempt->parts.port);
+        attempt->resolving = std::async(std::launch::async, resolve_and_check, attempt->parts.host,
+                                        attempt->parts.port, attempt->request.allow_private);
+    }
+    attempts_[tag] = std::move(attempt);
+}
+
+std::string Sender::connect_to_name(const std::string& pins) {
+    auto found = pin_names_.find(pins);
+    if (found == pin_names_.end()) {
+        found =
+            pin_names_.emplace(pins, "pin-" + std::to_string(pin_names_.size() + 1) + ".invalid")
+                .first;
+    }
+    return found->second;
+}
+
+// Sets the attempt's handle up and adds it to the multi handle; on failure leaves it without
+// a handle and with a message.
+void Sender::begin_transfer(Attempt& a) {
+    a.handle.reset(curl_easy_init());
+    if (!a.handle) {
+        std::snprintf(a.message, sizeof a.message, "curl_easy_init failed");
+        return;
+    }
+    for (const std::string& line : a.request.headers) {
+        curl_slist* grown = curl_slist_append(a.headers.get(), line.c_str());
+        if (grown == nullptr) {
+            a.handle.reset();
+            std::snprintf(a.message, sizeof a.message, "out of memory");
+            return;
+        }
+        (void)a.headers.release();
+        a.headers.reset(grown);
+    }
+    CURL* c = a.handle.get();
+    curl_easy_setopt(c, CURLOPT_PRIVATE,
+                     reinterpret_cast<void*>(static_cast<std::uintptr_t>(a.tag)));
+    curl_easy_setopt(c, CURLOPT_URL, a.request.url.c_str());
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PROXY, "");  // never a proxy from the environment
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, kConnectTimeoutMs);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, kTotalTimeoutMs);
+    const long left_ms = static_cast<long>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(a.deadline - Clock::now()).count());
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                     std::max(1L, std::min(kConnectTimeoutMs, left_ms)));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, std::max(1L, left_ms));
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (resolve) {
-        curl_easy_setopt(c, CURLOPT_RESOLVE, resolve.get());
+    if (a.resolve) {
+        curl_easy_setopt(c, CURLOPT_RESOLVE, a.resolve.get());
+        curl_easy_setopt(c, CURLOPT_CONNECT_TO, a.connect_to.get());
     }
     curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, a.request.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(a.request.body.size()));
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, a.headers.get());
     curl_easy_setopt(c, CURLOPT_USERAGENT, "supportcrm-webhooks/" SUPPORTCRM_VERSION);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-    char message[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, message);
-
-    const CURLcode rc = curl_easy_perform(c);
-    result.duration_ms = elapsed_ms(started);
-    char* peer = nullptr;
-    curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &peer);
-    to.connected_to = peer != nullptr ? peer : "";
-    // The error buffer is this function's: libcurl must not write to it after it returns.
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
-    if (rc != CURLE_OK) {
-        result.error = std::string(curl_easy_strerror(rc)) + (message[0] ? ": " : "") + message +
-                       " (" + pinned.address + ")";
-        return result;
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, a.message);
+    if (curl_multi_add_handle(static_cast<CURLM*>(multi_), c) != CURLM_OK) {
+        a.handle.reset();
+        std::snprintf(a.message, sizeof a.message, "curl_multi_add_handle failed");
     }
-    long code = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-    result.status_code = code;
-    return result;
+}
+
+void Sender::finish(std::uint64_t tag, PostResult result, std::vector<Finished>& out) {
+    auto found = attempts_.find(tag);
+    if (found == attempts_.end()) {
+        return;
+    }
+    result.duration_ms = elapsed_ms(found->second->started);
+    if (found->second->handle) {
+        curl_multi_remove_handle(static_cast<CURLM*>(multi_), found->second->handle.get());
+    }
+    attempts_.erase(found);
+    out.push_back({tag, std::move(result)});
+}
+
+std::vector<Sender::Finished> Sender::pump(std::chrono::milliseconds wait) {
+    std::vector<Finished> done;
+    CURLM* multi = static_cast<CURLM*>(multi_);
+    // Attempts whose addresses are now checked start their transfer (or end refused).
+    bool resolving = false;
+    std::vector<std::uint64_t> ended;
+    for (auto& [tag, attempt] : attempts_) {
+        Attempt& a = *attempt;
+        if (!a.parts.error.empty()) {
+            ended.push_back(tag);
+            continue;
+        }
+        if (!a.resolving.valid()) {
+            continue;
+        }
+        if (a.resolving.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            resolving = true;
+            continue;
+        }
+        auto target = a.resolving.get();
+        if (auto* refusal = std::get_if<Refusal>(&target)) {
+            std::snprintf(a.message, sizeof a.message, "%s", refusal->reason.c_str());
+            ended.push_back(tag);
+            continue;
+        }
+        const PinnedAddress& pinned = std::get<PinnedAddress>(target);
+        a.checked = pinned.address;
+        if (!pinned.resolve_entry.empty()) {
+            // The connection goes to a name that stands for exactly these addresses: libcurl
+            // reuses a kept connection only for the same name, i.e. the same checked set. The
+            // URL's host still names the server for TLS (SNI, certificate) and Host:.
+            const std::string name = connect_to_name(pinned.pins);
+            const std::string port = std::to_string(a.parts.port);
+            a.resolve.reset(
+                curl_slist_append(nullptr, (name + ":" + port + ":" + pinned.pins).c_str()));
+            a.connect_to.reset(curl_slist_append(nullptr, ("::" + name + ":" + port).c_str()));
+            if (!a.resolve || !a.connect_to) {
+                std::snprintf(a.message, sizeof a.message, "out of memory");
+                ended.push_back(tag);
+                continue;
+            }
+        }
+        begin_transfer(a);
+        if (!a.handle) {
+            ended.push_back(tag);
+        }
+    }
+    for (std::uint64_t tag : ended) {
+        PostResult result;
+        result.error = attempts_[tag]->parts.error.empty() ? attempts_[tag]->message
+                                                           : attempts_[tag]->parts.error;
+        finish(tag, std::move(result), done);
+    }
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    if (done.empty()) {
+        // While a resolution runs, look again soon: its end does not wake curl_multi_poll.
+        const auto timeout = resolving ? std::min(wait, std::chrono::milliseconds(20)) : wait;
+        curl_multi_poll(multi, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
+        curl_multi_perform(multi, &running);
+    }
+    int queued = 0;
+    while (CURLMsg* m = curl_multi_info_read(multi, &queued)) {
+        if (m->msg != CURLMSG_DONE) {
+            continue;
+        }
+        void* tag_pointer = nullptr;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &tag_pointer);
+        const auto tag = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(tag_pointer));
+        auto found = attempts_.find(tag);
+        if (found == attempts_.end()) {
+            continue;
+        }
+        Attempt& a = *found->second;
+        PostResult result;
+        const CURLcode rc = m->data.result;
+        if (rc == CURLE_OK) {
+            long code = 0;
+            curl_easy_getinfo(m->easy_handle, CURLINFO_RESPONSE_CODE, &code);
+            result.status_code = code;
+        } else {
+            result.error = std::string(curl_easy_strerror(rc)) + (a.message[0] ? ": " : "") +
+                           a.message + " (" + a.checked + ")";
+        }
+        finish(tag, std::move(result), done);  // m is not used after this
+    }
+    return done;
 }
 
 }  // namespace supportcrm::webhooks

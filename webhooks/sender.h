@@ -1,12 +1,14 @@
-// One HTTP POST of a delivery with libcurl: connect within 5 s, done within 10 s, no redirect
-// followed, TLS verified, no proxy, http and https only, the address the SSRF rule checked
-// pinned (CURLOPT_RESOLVE).
+// The HTTP POSTs of deliveries with libcurl's multi interface: many at once, each one connect
+// within 5 s, done within 10 s (or by its deadline, if sooner), no redirect followed, TLS
+// verified, no proxy, http and https only, the addresses the SSRF rule checked pinned.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace supportcrm::webhooks {
@@ -28,25 +30,49 @@ struct PostResult {
 // The URL's scheme is http or https and it has a host; else why not ("" when it is usable).
 std::string check_url(const std::string& url);
 
-// Sends deliveries, keeping one libcurl handle per destination (scheme, host, port) so that
-// the next delivery to a receiver reuses its kept-alive connection (and TLS session) instead
-// of opening a new one. Every attempt still resolves the host and checks each address; a kept
-// connection is used only when the address it is connected to is one of those just checked,
-// else a new connection goes to the checked addresses (pinned with CURLOPT_RESOLVE).
+// "scheme://host:port" of a URL ("" when it is not usable): what the per-destination limit
+// counts and kept-alive connections are shared by.
+std::string destination_of(const std::string& url);
+
+// Runs POSTs concurrently on one libcurl multi handle, so a receiver that is slow to answer
+// holds up only its own attempts. Each attempt resolves its host on a thread of its own
+// (getaddrinfo blocks) and checks every address; the connection then goes only to the checked
+// addresses. Connections are kept alive in the multi handle's cache, and a kept connection is
+// reused only for exactly the same set of checked addresses (CURLOPT_CONNECT_TO names the set).
 class Sender {
   public:
+    using Clock = std::chrono::steady_clock;
+
     Sender();
     ~Sender();
     Sender(const Sender&) = delete;
     Sender& operator=(const Sender&) = delete;
 
-    // Sends the request; never throws for what the network or receiver does.
-    PostResult post(const PostRequest& request);
+    // Starts a POST, which must end by `deadline` (and within 10 s); `tag` comes back with its
+    // result from pump(). Never throws for what the network or receiver does.
+    void start(std::uint64_t tag, PostRequest request, Clock::time_point deadline);
+
+    struct Finished {
+        std::uint64_t tag = 0;
+        PostResult result;
+    };
+    // Moves the transfers on, waiting up to `wait` for one to finish; the POSTs that ended.
+    std::vector<Finished> pump(std::chrono::milliseconds wait);
+
+    // POSTs started and not yet returned by pump(): all of them, and those to a destination.
+    std::size_t in_flight() const { return attempts_.size(); }
+    std::size_t in_flight_to(const std::string& destination) const;
 
   private:
-    struct Destination;
-    Destination& destination(const std::string& key);
-    std::unordered_map<std::string, std::unique_ptr<Destination>> destinations_;
+    struct Attempt;
+    void begin_transfer(Attempt& attempt);
+    void finish(std::uint64_t tag, PostResult result, std::vector<Finished>& out);
+    std::string connect_to_name(const std::string& pins);
+
+    void* multi_ = nullptr;  // CURLM*
+    std::map<std::uint64_t, std::unique_ptr<Attempt>> attempts_;
+    // A name per set of checked addresses ("pin-N.invalid"), the host libcurl connects to.
+    std::map<std::string, std::string> pin_names_;
 };
 
 // curl_global_init, once, before any thread (main()).

@@ -301,6 +301,13 @@ TEST(CsatAnalytics, InvalidParametersHaveE4sMessages) {
         {{{"tz", "../../etc/passwd"}}, "Invalid tz"},
         {{{"tz", "Europe"}}, "Invalid tz"},
         {{{"tz", "europe/paris"}}, "Invalid tz"},
+        // Files of /usr/share/zoneinfo that are not tzdata's zones (issue 25).
+        {{{"tz", "localtime"}}, "Invalid tz"},
+        {{{"tz", "posixrules"}}, "Invalid tz"},
+        {{{"tz", "Factory"}}, "Invalid tz"},
+        {{{"tz", "posix/Europe/Paris"}}, "Invalid tz"},
+        {{{"tz", "right/Europe/Paris"}}, "Invalid tz"},
+        {{{"tz", "zone1970.tab"}}, "Invalid tz"},
         {{{"groupBy", "week"}}, "Invalid groupBy"},
         {{{"groupBy", ""}}, "Invalid groupBy"},
         {{{"groupBy", "Day"}}, "Invalid groupBy"},

@@ -186,4 +186,31 @@ TEST(StrictInput, CommentChannelGivenButBlankIsRefusedLikeTheTickets) {
     EXPECT_EQ(count_messages(ticket), 0);
 }
 
+// Issue 25: a customer's email or phone_number of only Unicode White_Space is absent, like "".
+TEST(StrictInput, CustomerEmailOrPhoneOfOnlyUnicodeWhiteSpaceIsAbsent) {
+    const it::Shop shop = it::make_shop();
+    for (const std::string& blank : kBlanks) {
+        const std::string shown = it::to_json(Json::Value(blank), false);
+        EXPECT_TRUE(it::is_error(it::post_json("/api/v1/customers", shop,
+                                               object({{"email", blank}, {"phone_number", blank}})),
+                                 400, "validation_failed", "email or phone_number is required"))
+            << shown;
+        const HttpResponse by_phone = it::post_json(
+            "/api/v1/customers", shop,
+            object({{"email", blank}, {"phone_number", "+1555" + it::unique_suffix()}}));
+        ASSERT_TRUE(it::is_success(by_phone, 201)) << shown;
+        EXPECT_TRUE(by_phone.json()["customer"]["email"].isNull()) << shown;
+        const HttpResponse by_email =
+            it::post_json("/api/v1/customers", shop,
+                          object({{"email", it::unique_email("blank")}, {"phone_number", blank}}));
+        ASSERT_TRUE(it::is_success(by_email, 201)) << shown;
+        EXPECT_TRUE(by_email.json()["customer"]["phone_number"].isNull()) << shown;
+    }
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM customers WHERE shop_id = ? AND (email IS NULL) = "
+                       "(phone_number IS NULL)",
+                       {std::to_string(shop.id)}),
+              0);  // each has exactly one of the two
+}
+
 }  // namespace

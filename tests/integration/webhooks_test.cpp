@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -129,6 +130,8 @@ class Receiver {
     void keep_connections_open() { keep_alive_ = true; }
     // Connections accepted so far.
     std::size_t connections() const { return connections_.load(); }
+    // Requests answered so far (a held one counts once its answer is sent).
+    std::size_t answered() const { return answered_.load(); }
 
     std::vector<Received> received() const {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -237,6 +240,7 @@ class Receiver {
         std::string answer = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: 2\r\n" +
                              (keep_alive_ ? "" : "Connection: close\r\n") + "\r\nok";
         (void)::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+        ++answered_;
         return true;
     }
 
@@ -246,6 +250,7 @@ class Receiver {
     std::chrono::milliseconds hold_{0};
     std::atomic<bool> keep_alive_{false};
     std::atomic<std::size_t> connections_{0};
+    std::atomic<std::size_t> answered_{0};
     mutable std::mutex mutex_;
     std::vector<int> statuses_;
     std::vector<Received> received_;
@@ -723,7 +728,8 @@ TEST(Webhooks, ADelivererKilledMidDeliveryLosesNothing) {
     stop_deliverer(SIGKILL);
     EXPECT_EQ(deliveries(hook)[0]["status"], "pending");
     start_deliverer();
-    ASSERT_TRUE(receiver.wait_for(2));
+    // Claimed, the delivery is due again once the dead deliverer's lease ends (15 s).
+    ASSERT_TRUE(receiver.wait_for(2, 45s));
     ASSERT_TRUE(wait_for_deliveries(hook, 1, "delivered"));
     std::vector<Received> all = receiver.received();
     ASSERT_EQ(all.size(), 2u);  // at least once: the attempt cut short is made again
@@ -804,6 +810,32 @@ TEST(Webhooks, LoopbackAndPrivateAddressesAreRefusedUnlessAllowed) {
     ASSERT_TRUE(receiver.wait_for(2));
     EXPECT_TRUE(wait_for_deliveries(literal, 1, "delivered"));
     EXPECT_TRUE(wait_for_deliveries(named, 1, "delivered"));
+}
+
+// Issue 25: addresses that reach another one through a gateway (NAT64, IPv4-translated,
+// 6to4) and reserved blocks are refused by `webhook create` too, each saying what it is.
+TEST(Webhooks, TranslatedAndReservedAddressesAreRefusedByWebhookCreate) {
+    Shop shop = make_shop();
+    const std::pair<const char*, const char*> cases[] = {
+        {"http://[64:ff9b::a9fe:a9fe]/latest", "NAT64 (reaches 169.254.169.254, link-local)"},
+        {"http://[64:ff9b:1::a00:1]/", "NAT64 (local use)"},
+        {"https://[::ffff:0:7f00:1]:8443/", "IPv4-translated (reaches 127.0.0.1, loopback)"},
+        {"http://[2002:c0a8:101::1]/", "6to4 (reaches 192.168.1.1, private)"},
+        {"http://198.18.0.1/", "reserved (benchmarking)"},
+        {"http://198.19.1.1/", "reserved (benchmarking)"},
+        {"http://192.0.0.170/", "reserved (IETF protocol assignments)"},
+        {"http://192.0.2.10/", "reserved (documentation)"},
+        {"http://[2001:db8::10]/", "reserved (documentation)"},
+        {"http://[100::1]/", "reserved (discard-only)"},
+    };
+    for (const auto& [url, kind] : cases) {
+        AdminResult r = admin_raw({"--webhook-allow-private", "false", "webhook", "create",
+                                   "--shop", shop.domain, "--url", url});
+        EXPECT_NE(r.exit_code, 0) << url;
+        EXPECT_NE(r.err.find("refused"), std::string::npos) << url << ": " << r.err;
+        EXPECT_NE(r.err.find(kind), std::string::npos) << url << ": " << r.err;
+    }
+    EXPECT_TRUE(admin({"webhook", "list", "--shop", shop.domain})["webhooks"].empty());
 }
 
 TEST(Webhooks, OperatorCommandsAnswerAsTheSpecSays) {
@@ -977,6 +1009,87 @@ TEST(Webhooks, DeliveriesToOneReceiverShareAKeptAliveConnection) {
         expect_valid_delivery(r, hook, w.shop);
     }
     EXPECT_EQ(receiver.connections(), 1u);
+}
+
+// Issue 25: deliveries to different receivers do not wait for each other. Shop A's receiver
+// holds its request for 4 s; shop B's event, created meanwhile, reaches B's receiver while A's
+// is still holding (the deliverer used to send a batch one by one: B came after A's answer).
+TEST(Webhooks, AReceiverSlowToAnswerHoldsUpNoOtherShop) {
+    Receiver slow;
+    slow.hold_first_request(4s);
+    Receiver fast;
+    tickets::World a = tickets::make_world();
+    tickets::World b = tickets::make_world();
+    Webhook hook_a = make_webhook(a.shop, slow.url(), "ticket.created");
+    Webhook hook_b = make_webhook(b.shop, fast.url(), "ticket.created");
+    tickets::create_ticket_id(a);
+    ASSERT_TRUE(slow.wait_for(1));  // A's request is in hand, its answer held
+    const auto created = std::chrono::steady_clock::now();
+    tickets::create_ticket_id(b);
+    ASSERT_TRUE(fast.wait_for(1, 30s));
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - created);
+    EXPECT_EQ(slow.answered(), 0u)
+        << "B's event waited for A's receiver (" << took.count() << " ms)";
+    std::cout << "[ measured ] shop B's event reached its receiver " << took.count()
+              << " ms after its create\n";
+    ASSERT_TRUE(wait_for_deliveries(hook_b, 1, "delivered"));
+    ASSERT_TRUE(wait_for_deliveries(hook_a, 1, "delivered"));
+    expect_valid_delivery(fast.received()[0], hook_b, b.shop);
+    expect_valid_delivery(slow.received()[0], hook_a, a.shop);
+    EXPECT_EQ(deliveries(hook_a)[0]["attempts"].asInt(), 1);
+    EXPECT_EQ(deliveries(hook_b)[0]["attempts"].asInt(), 1);
+}
+
+// webhook-max-per-host: a receiver gets at most that many attempts at once; the rest of its
+// deliveries stay in the queue, unclaimed (not leased), until one ends.
+TEST(Webhooks, AReceiverGetsAtMostMaxPerHostAttemptsAtOnce) {
+    RestartDelivererAtEnd restart;
+    Receiver slow;
+    slow.hold_first_request(3s);
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, slow.url(), "ticket.created");
+    stop_deliverer(SIGTERM);
+    tickets::create_ticket_id(w);
+    tickets::create_ticket_id(w);
+    start_deliverer("--webhook-max-per-host 1");
+    ASSERT_TRUE(slow.wait_for(1));  // the first is in hand, its answer held
+    Db db;
+    const std::string id = std::to_string(hook.id);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ? AND "
+                       "status = 0 AND next_attempt_at > UTC_TIMESTAMP(3)",
+                       {id}),
+              1);  // leased: the one in flight
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = ? AND "
+                       "status = 0 AND attempts = 0 AND next_attempt_at <= UTC_TIMESTAMP(3)",
+                       {id}),
+              1);  // due, waiting for the receiver's slot
+    EXPECT_EQ(slow.answered(), 0u) << "checked after the receiver answered: proves nothing";
+    ASSERT_TRUE(wait_for_deliveries(hook, 2, "delivered"));
+    EXPECT_EQ(slow.received().size(), 2u);
+    stop_deliverer(SIGTERM);
+    start_deliverer();
+}
+
+// Issue 25: no transaction is open while a receiver is contacted. While A's receiver holds the
+// request, the delivery's row is not locked: the claim committed before the POST (the
+// deliverer used to hold the claim's transaction, and its row locks, until the answer came).
+TEST(Webhooks, NoTransactionIsOpenWhileAReceiverIsContacted) {
+    Receiver slow;
+    slow.hold_first_request(4s);
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, slow.url(), "ticket.created");
+    tickets::create_ticket_id(w);
+    ASSERT_TRUE(slow.wait_for(1));  // the deliverer has sent it and waits for the answer
+    Db db;
+    // NOWAIT: an error at once if any transaction holds the row.
+    EXPECT_NO_THROW(
+        db.scalar("SELECT attempts FROM webhook_deliveries WHERE webhook_id = ? "
+                  "FOR UPDATE NOWAIT",
+                  {std::to_string(hook.id)}));
+    EXPECT_EQ(slow.answered(), 0u) << "checked after the receiver answered: proves nothing";
+    ASSERT_TRUE(wait_for_deliveries(hook, 1, "delivered"));
+    EXPECT_EQ(deliveries(hook)[0]["attempts"].asInt(), 1);
 }
 
 }  // namespace

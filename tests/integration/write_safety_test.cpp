@@ -369,6 +369,31 @@ TEST_F(WriteSafety, StaleConnectionIsReopenedAndAnAutocommitWriteRunsOnce) {
     EXPECT_TRUE(logged("database error in customer_insert: code 2006"));
 }
 
+// Issue 25: while the database is down every request fails to reconnect; the worker logs the
+// first failure as an ERROR, then at most one line per 5 s saying how many it held back, not
+// one line per request.
+TEST_F(WriteSafety, ADatabaseThatIsDownIsLoggedOnceAWhileNotOncePerRequest) {
+    const it::Shop shop = it::make_shop();
+    proxy_.reset();  // the database is gone: the connection closes, reconnecting is refused
+    constexpr int kRequests = 40;
+    const auto started = Clock::now();
+    for (int i = 0; i < kRequests; ++i) {
+        EXPECT_TRUE(unavailable(send(
+            post("/api/v1/customers", shop, it::object({{"email", it::unique_email("down")}})))));
+    }
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - started).count();
+    const std::string log = master_->log();
+    std::size_t errors = 0;
+    for (auto at = log.find(" ERROR "); at != std::string::npos; at = log.find(" ERROR ", at + 1)) {
+        ++errors;
+    }
+    EXPECT_GE(errors, 1u) << log;
+    // The first, then one per 5 s at most (however slow this machine is today).
+    EXPECT_LE(errors, 1u + static_cast<std::size_t>(seconds) / 5 + 1) << log;
+    EXPECT_LT(errors, static_cast<std::size_t>(kRequests) / 2) << log;
+}
+
 // ---------------------------------------------------------------------------------------------
 // COMMIT is checked: a COMMIT that failed, or whose answer never came, is never a 201.
 

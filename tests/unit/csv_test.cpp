@@ -40,5 +40,35 @@ TEST(Csv, PrefixedCellsAreQuotedWhenTheyNeedIt) {
               "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
 }
 
+// Issue 25: a spreadsheet in a ';'-separator locale splits a cell at ';' (and may at ','), and
+// skips leading spaces: every part that would start a formula is prefixed.
+TEST(Csv, SemicolonCellsAreQuotedAndEveryPartIsNeutralised) {
+    EXPECT_EQ(cell("a;b"), "\"a;b\"");
+    EXPECT_EQ(cell("x;=cmd|' /C calc'!A0;y"), "\"x;'=cmd|' /C calc'!A0;y\"");
+    EXPECT_EQ(cell("x,+1;-2;@3"), "\"x,'+1;'-2;'@3\"");
+    EXPECT_EQ(cell("x;y=1"), "\"x;y=1\"");
+    EXPECT_EQ(cell("=a;=b"), "\"'=a;'=b\"");
+}
+
+TEST(Csv, LeadingSpacesAndFullWidthFormsDoNotHideATrigger) {
+    EXPECT_EQ(cell(" =1+2"), "' =1+2");
+    EXPECT_EQ(cell("   @SUM(A1)"), "'   @SUM(A1)");
+    EXPECT_EQ(cell("\xc2\xa0=1"), "'\xc2\xa0=1");
+    EXPECT_EQ(cell(" \xc2\xa0 -1"), "' \xc2\xa0 -1");
+    EXPECT_EQ(cell("\xef\xbc\x9d"
+                   "1+2"),
+              "'\xef\xbc\x9d"
+              "1+2");  // full-width = (U+FF1D)
+    EXPECT_EQ(cell(" \xef\xbc\x8b"
+                   "1"),
+              "' \xef\xbc\x8b"
+              "1");  // full-width + after a space
+    EXPECT_EQ(cell("x; =cmd"), "\"x;' =cmd\"");
+    EXPECT_EQ(cell("x,\xc2\xa0@y"), "\"x,'\xc2\xa0@y\"");
+    EXPECT_EQ(cell(" plain"), " plain");
+    EXPECT_EQ(cell("\xc2\xa0text"), "\xc2\xa0text");
+    EXPECT_EQ(cell("a, b"), "\"a, b\"");
+}
+
 }  // namespace
 }  // namespace supportcrm::csv

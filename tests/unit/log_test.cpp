@@ -92,4 +92,25 @@ TEST(Log, StderrIsTheJournalOnlyWhenJournalStreamNamesIt) {
     }
 }
 
+// Issue 25: a line that could come once per request while the database is down.
+TEST(Log, ThrottleWritesTheFirstThenOneAWhileCountingTheRest) {
+    using namespace std::chrono_literals;
+    using supportcrm::log::Throttle;
+    Throttle throttle(5s);
+    const auto at = [](std::chrono::milliseconds ms) {
+        return Throttle::Clock::time_point{} + 1h + ms;
+    };
+    EXPECT_EQ(throttle.admit("down", at(0ms)), "down");
+    for (int i = 1; i <= 700; ++i) {
+        EXPECT_EQ(throttle.admit("down", at(std::chrono::milliseconds(i * 7))), "");  // to 4.9 s
+    }
+    EXPECT_EQ(throttle.admit("down", at(5000ms)),
+              "down (700 more like it in the last 5 s not logged)");
+    EXPECT_EQ(throttle.admit("down", at(5001ms)), "");
+    EXPECT_EQ(throttle.success(), 1u);
+    // A new run is written at once.
+    EXPECT_EQ(throttle.admit("down again", at(5002ms)), "down again");
+    EXPECT_EQ(throttle.success(), 0u);
+}
+
 }  // namespace

@@ -25,6 +25,31 @@ TEST(TimeZone, UnknownAndMalformedNamesAreNotZones) {
     EXPECT_EQ(find_zone("right/Europe/Paris"), nullptr);  // leap-second clock
 }
 
+// Issue 25: only names of tzdata's list (zones and backward links), none of the directory's
+// other files.
+TEST(TimeZone, OnlyTzdataZoneAndLinkNamesAreZones) {
+    for (const char* not_a_zone :
+         {"localtime", "posixrules", "Factory", "posix/Europe/Paris", "right/UTC", "posix/UTC",
+          "zone.tab", "tzdata.zi", "leapseconds", "iso3166.tab", "zone1970.tab", "SECURITY"}) {
+        EXPECT_FALSE(is_listed_zone(not_a_zone)) << not_a_zone;
+        EXPECT_EQ(find_zone(not_a_zone), nullptr) << not_a_zone;
+    }
+    for (const char* zone : {"Europe/Paris", "America/Argentina/Buenos_Aires", "UTC", "Etc/GMT+5",
+                             "US/Eastern", "Asia/Calcutta", "GB", "Etc/UTC", "EST5EDT"}) {
+        EXPECT_TRUE(is_listed_zone(zone)) << zone;
+        EXPECT_NE(find_zone(zone), nullptr) << zone;
+    }
+}
+
+TEST(TimeZone, TheZoneListIsTzdataZisZonesAndLinks) {
+    const auto names = parse_zone_list(
+        "# version 2025b\nR E 1977 1980 - Ap Su>=1 1u 1 S\nZ Europe/Paris 0:9:21 - LMT 1891 Mar "
+        "16\n"
+        "0:9:21 - PMT 1911 Mar 11\nZ Factory 0 - -00\nL Europe/Paris Europe/Monaco\n"
+        "L Etc/UTC UTC\n");
+    EXPECT_EQ(names, (std::set<std::string, std::less<>>{"Europe/Monaco", "Europe/Paris", "UTC"}));
+}
+
 TEST(TimeZone, ZonesAreLoadedOncePerProcess) {
     const Zone* a = find_zone("Europe/Paris");
     ASSERT_NE(a, nullptr);

@@ -72,6 +72,47 @@ TEST(WebhookAddressPolicy, RefusesLoopbackPrivateAndLinkLocal) {
     }
 }
 
+// Issue 25: ranges that translate to, tunnel to or stand for other addresses, and reserved
+// IPv4 blocks, are refused whatever they embed; the message names the IPv4 address reached.
+TEST(WebhookAddressPolicy, RefusesTranslatedTunnelledAndReservedRanges) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"64:ff9b::7f00:1", "NAT64 (reaches 127.0.0.1, loopback)"},
+        {"64:ff9b::808:808", "NAT64 (reaches 8.8.8.8)"},
+        {"64:ff9b:1::a00:1", "NAT64 (local use)"},
+        {"64:ff9b:1:ffff::1", "NAT64 (local use)"},
+        {"::ffff:0:a00:1", "IPv4-translated (reaches 10.0.0.1, private)"},
+        {"::ffff:0:808:808", "IPv4-translated (reaches 8.8.8.8)"},
+        {"2002:a9fe:a9fe::1", "6to4 (reaches 169.254.169.254, link-local)"},
+        {"2002:808:808::1", "6to4 (reaches 8.8.8.8)"},
+        {"2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"},
+        {"198.18.0.1", "reserved (benchmarking)"},
+        {"198.19.255.255", "reserved (benchmarking)"},
+        {"192.0.0.8", "reserved (IETF protocol assignments)"},
+        {"192.0.2.1", "reserved (documentation)"},
+        {"198.51.100.7", "reserved (documentation)"},
+        {"203.0.113.9", "reserved (documentation)"},
+        {"2001:db8::1", "reserved (documentation)"},
+        {"2001:db8:ffff::1", "reserved (documentation)"},
+        {"100::1", "reserved (discard-only)"},
+        {"100::ffff:ffff:ffff:ffff", "reserved (discard-only)"},
+    };
+    for (const auto& [address, kind] : cases) {
+        EXPECT_EQ(kind_of(address), kind) << address;
+    }
+    // Their neighbours are public.
+    for (const char* allowed :
+         {"198.17.255.255", "198.20.0.1", "192.0.1.1", "192.0.3.1", "64:ff9c::1", "64:ff9b:2::1",
+          "2003::1", "2001:db9::1", "2001:1::1", "100:0:0:1::1", "::fffe:0:808:808"}) {
+        EXPECT_EQ(kind_of(allowed), "") << allowed;
+    }
+    // Each resolved address is checked (a literal resolves to itself).
+    for (const char* host : {"[64:ff9b::a9fe:a9fe]", "[2002:7f00:1::1]", "198.18.0.1"}) {
+        auto refused = resolve_and_check(host, 80, false);
+        ASSERT_TRUE(std::holds_alternative<Refusal>(refused)) << host;
+        EXPECT_NE(std::get<Refusal>(refused).reason.find("refused: "), std::string::npos);
+    }
+}
+
 TEST(WebhookAddressPolicy, ResolvedLoopbackIsRefusedUnlessAllowed) {
     auto refused = resolve_and_check("localhost", 80, false);
     ASSERT_TRUE(std::holds_alternative<Refusal>(refused));
