@@ -236,11 +236,13 @@ lsan_works() {
 # SUPPORTCRM_BUILD_PACKAGES for the fuzz build).
 
 ensure_packages() {
-    local missing=() p status
+    local missing=() p installed
     (($#)) || die "ensure_packages: no packages given"
+    # One dpkg-query for all (a second each, on a busy machine, adds up): the installed ones.
+    installed=" $(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" 2>/dev/null |
+        sed -n 's/^installed //p' | tr '\n' ' ') "
     for p in "$@"; do
-        status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-        [[ "$status" == "install ok installed" ]] || missing+=("$p")
+        [[ "$installed" == *" ${p%%:*} "* ]] || missing+=("$p")
     done
     if ((${#missing[@]} == 0)); then
         log "all required Debian packages are installed"
@@ -305,10 +307,15 @@ build() {
         args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
     fi
     jobs=$(nproc 2>/dev/null || echo 2)
-    log "configuring $dir"
-    log "+ cmake -S $SUPPORTCRM_REPO -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo ${args[*]}"
-    cmake -S "$SUPPORTCRM_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}" >&2 ||
-        die "cmake configure failed for $dir"
+    if configured_as "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}"; then
+        # cmake --build itself configures again when a CMakeLists.txt changed.
+        log "$dir is configured so already"
+    else
+        log "configuring $dir"
+        log "+ cmake -S $SUPPORTCRM_REPO -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo ${args[*]}"
+        cmake -S "$SUPPORTCRM_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}" >&2 ||
+            die "cmake configure failed for $dir"
+    fi
     if ((${#targets[@]})); then
         log "+ cmake --build $dir -j$jobs --target ${targets[*]}"
         cmake --build "$dir" -j"$jobs" --target "${targets[@]}" >&2 || die "build failed in $dir"
@@ -316,6 +323,25 @@ build() {
         log "+ cmake --build $dir -j$jobs"
         cmake --build "$dir" -j"$jobs" >&2 || die "build failed in $dir"
     fi
+}
+
+# configured_as BUILDDIR -DNAME=VALUE...: true if BUILDDIR's CMakeCache.txt already has every
+# NAME=VALUE (a later -DNAME wins, as on cmake's command line), so configuring is redundant.
+configured_as() {
+    local cache=$1/CMakeCache.txt arg name
+    shift
+    [[ -f "$cache" ]] || return 1
+    local -A wanted=()
+    for arg in "$@"; do
+        [[ "$arg" == -D*=* ]] || return 1
+        arg=${arg#-D}
+        name=${arg%%=*}
+        wanted[${name%%:*}]=${arg#*=}
+    done
+    for name in "${!wanted[@]}"; do
+        grep -qxF -- "$name:$(sed -n "s/^$name:\([A-Z]*\)=.*/\1/p" "$cache" | head -n1)=${wanted[$name]}" "$cache" ||
+            return 1
+    done
 }
 
 # ---------------------------------------------------------------------------
