@@ -33,20 +33,25 @@ SUPPORTCRM_STACK_SH_LOADED=1
 # Repository root (this file is scripts/lib/stack.sh).
 SUPPORTCRM_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# Debian packages needed to build and test, and to run a stack (for the scripts
-# that source this file: ensure_packages takes the list).
+# Debian packages needed to build the daemons and the CLI, to run a stack, and to test (for
+# the scripts that source this file: ensure_packages takes the list).
 SUPPORTCRM_BUILD_PACKAGES=(
     build-essential cmake pkg-config
     libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev libboost-program-options-dev
-    libssl-dev libgtest-dev libcurl4-openssl-dev libsystemd-dev
+    libssl-dev libcurl4-openssl-dev libsystemd-dev
     python3 python3-yaml # tools/openapi/embed.py, run by the build
     tzdata               # /usr/share/zoneinfo: CSAT's tz (extensions.md E4), its unit tests
 )
-# shellcheck disable=SC2034 # used by the scripts that source this file
-SUPPORTCRM_PACKAGES=(
+# What scripts/devstack needs: the build, MariaDB, nginx, curl (its probes).
+SUPPORTCRM_STACK_PACKAGES=(
     "${SUPPORTCRM_BUILD_PACKAGES[@]}"
     mariadb-server mariadb-client nginx-light curl
-    prometheus # promtool: the integration tests check GET /metrics with `promtool check metrics`
+)
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SUPPORTCRM_PACKAGES=(
+    "${SUPPORTCRM_STACK_PACKAGES[@]}"
+    libgtest-dev # the unit and integration tests (SUPPORTCRM_BUILD_TESTS)
+    prometheus   # promtool: the integration tests check GET /metrics with `promtool check metrics`
 )
 # Added for the fuzz build (scripts/fuzz): clang, and compiler-rt, whose
 # libclang_rt.fuzzer*.a is what -fsanitize=fuzzer links (no libfuzzer-14-dev needed).
@@ -231,11 +236,13 @@ lsan_works() {
 # SUPPORTCRM_BUILD_PACKAGES for the fuzz build).
 
 ensure_packages() {
-    local missing=() p status
+    local missing=() p installed
     (($#)) || die "ensure_packages: no packages given"
+    # One dpkg-query for all (a second each, on a busy machine, adds up): the installed ones.
+    installed=" $(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" 2>/dev/null |
+        sed -n 's/^installed //p' | tr '\n' ' ') "
     for p in "$@"; do
-        status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-        [[ "$status" == "install ok installed" ]] || missing+=("$p")
+        [[ "$installed" == *" ${p%%:*} "* ]] || missing+=("$p")
     done
     if ((${#missing[@]} == 0)); then
         log "all required Debian packages are installed"
@@ -277,19 +284,64 @@ ensure_packages() {
 }
 
 # ---------------------------------------------------------------------------
-# build BUILDDIR [extra cmake args...]
+# build BUILDDIR [cmake args...] [-- TARGET...]: configure BUILDDIR (RelWithDebInfo unless
+# the args say otherwise), then build the TARGETs, or every target when none is given. With
+# ccache installed it is the compiler launcher (unless the environment names one already, or
+# SUPPORTCRM_CCACHE=0): a rebuild of unchanged sources, e.g. a second build directory or a
+# fresh checkout, then costs seconds.
 
 build() {
-    local dir=$1
+    local dir=$1 args=() targets=() jobs
     shift
-    local jobs
+    while (($#)); do
+        if [[ $1 == -- ]]; then
+            shift
+            targets=("$@")
+            break
+        fi
+        args+=("$1")
+        shift
+    done
+    if [[ "${SUPPORTCRM_CCACHE:-1}" != 0 && -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] &&
+        command -v ccache >/dev/null 2>&1; then
+        args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    fi
     jobs=$(nproc 2>/dev/null || echo 2)
-    log "configuring $dir"
-    log "+ cmake -S $SUPPORTCRM_REPO -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo $*"
-    cmake -S "$SUPPORTCRM_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2 ||
-        die "cmake configure failed for $dir"
-    log "+ cmake --build $dir -j$jobs"
-    cmake --build "$dir" -j"$jobs" >&2 || die "build failed in $dir"
+    if configured_as "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}"; then
+        # cmake --build itself configures again when a CMakeLists.txt changed.
+        log "$dir is configured so already"
+    else
+        log "configuring $dir"
+        log "+ cmake -S $SUPPORTCRM_REPO -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo ${args[*]}"
+        cmake -S "$SUPPORTCRM_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}" >&2 ||
+            die "cmake configure failed for $dir"
+    fi
+    if ((${#targets[@]})); then
+        log "+ cmake --build $dir -j$jobs --target ${targets[*]}"
+        cmake --build "$dir" -j"$jobs" --target "${targets[@]}" >&2 || die "build failed in $dir"
+    else
+        log "+ cmake --build $dir -j$jobs"
+        cmake --build "$dir" -j"$jobs" >&2 || die "build failed in $dir"
+    fi
+}
+
+# configured_as BUILDDIR -DNAME=VALUE...: true if BUILDDIR's CMakeCache.txt already has every
+# NAME=VALUE (a later -DNAME wins, as on cmake's command line), so configuring is redundant.
+configured_as() {
+    local cache=$1/CMakeCache.txt arg name
+    shift
+    [[ -f "$cache" ]] || return 1
+    local -A wanted=()
+    for arg in "$@"; do
+        [[ "$arg" == -D*=* ]] || return 1
+        arg=${arg#-D}
+        name=${arg%%=*}
+        wanted[${name%%:*}]=${arg#*=}
+    done
+    for name in "${!wanted[@]}"; do
+        grep -qxF -- "$name:$(sed -n "s/^$name:\([A-Z]*\)=.*/\1/p" "$cache" | head -n1)=${wanted[$name]}" "$cache" ||
+            return 1
+    done
 }
 
 # ---------------------------------------------------------------------------
@@ -451,6 +503,42 @@ migrate() {
 }
 
 # ---------------------------------------------------------------------------
+# start_daemon NAME PIDFILE LOGFILE READY CMD...: start CMD as a daemon of a stack (its own
+# session, so stop_pid can end its whole process group; stdin /dev/null, stdout and stderr
+# appended to LOGFILE after a "=== <time> starting CMD" line), write its pid to PIDFILE, then
+# wait until the shell command READY succeeds, polling every 0.1 s up to
+# SUPPORTCRM_FCGI_START_TIMEOUT seconds. Dies with the log's tail when the daemon exits first
+# or is not ready in time (it is stopped then). Prints nothing on stdout.
+
+start_daemon() {
+    local name=$1 pidf=$2 logf=$3 ready=$4 pid i
+    shift 4
+    log "starting $1 (log: $logf)"
+    printf '=== %s starting %s\n' "$(date -u +%FT%TZ)" "$*" >>"$logf"
+    (
+        exec setsid "$@" </dev/null >>"$logf" 2>&1
+    ) &
+    pid=$!
+    echo "$pid" >"$pidf"
+    for ((i = 0; ; i++)); do
+        eval "$ready" && break
+        if ! pid_alive "$pid"; then
+            rm -f -- "$pidf"
+            log_tail "$logf"
+            die "$name exited during startup (see $logf)"
+        fi
+        if ((i >= SUPPORTCRM_FCGI_START_TIMEOUT * 10)); then
+            log_tail "$logf"
+            stop_pid "$name" "$pid" TERM "$SUPPORTCRM_FCGI_STOP_TIMEOUT"
+            rm -f -- "$pidf"
+            die "$name was not ready within ${SUPPORTCRM_FCGI_START_TIMEOUT}s (waited for: $ready; see $logf)"
+        fi
+        sleep 0.1
+    done
+    log "$name is up (pid $pid)"
+}
+
+# ---------------------------------------------------------------------------
 # supportcrm-fcgi
 
 stop_fcgi() {
@@ -466,39 +554,17 @@ stop_fcgi() {
 start_fcgi() {
     local dir bindir=$2
     dir=$(abs_dir "$1") || exit 1
-    local bin=$bindir/supportcrm-fcgi conf=$dir/supportcrm.conf
-    local sock=$dir/supportcrm.sock pidf=$dir/fcgi.pid logf=$dir/fcgi.log pid i
+    local bin=$bindir/supportcrm-fcgi conf=$dir/supportcrm.conf sock=$dir/supportcrm.sock
     [[ -x "$bin" ]] || die "$bin not found (build first)"
     [[ -f "$conf" ]] || die "$conf missing (write_config first)"
 
-    if pidfile_alive "$pidf" supportcrm-fcgi >/dev/null; then
+    if pidfile_alive "$dir/fcgi.pid" supportcrm-fcgi >/dev/null; then
         log "supportcrm-fcgi already running; restarting it"
         stop_fcgi "$dir"
     fi
     rm -f -- "$sock"
-    log "starting $bin (log: $logf)"
-    printf '=== %s starting %s --config %s\n' "$(date -u +%FT%TZ)" "$bin" "$conf" >>"$logf"
-    (
-        exec setsid "$bin" --config "$conf" </dev/null >>"$logf" 2>&1
-    ) &
-    pid=$!
-    echo "$pid" >"$pidf"
-    for ((i = 0; ; i++)); do
-        [[ -S "$sock" ]] && break
-        if ! pid_alive "$pid"; then
-            rm -f -- "$pidf"
-            log_tail "$logf"
-            die "supportcrm-fcgi exited during startup (see $logf)"
-        fi
-        if ((i >= SUPPORTCRM_FCGI_START_TIMEOUT * 10)); then
-            log_tail "$logf"
-            stop_pid supportcrm-fcgi "$pid" TERM "$SUPPORTCRM_FCGI_STOP_TIMEOUT"
-            rm -f -- "$pidf"
-            die "supportcrm-fcgi did not create $sock within ${SUPPORTCRM_FCGI_START_TIMEOUT}s (see $logf)"
-        fi
-        sleep 0.1
-    done
-    log "supportcrm-fcgi is up (pid $pid)"
+    start_daemon supportcrm-fcgi "$dir/fcgi.pid" "$dir/fcgi.log" "[[ -S '$sock' ]]" \
+        "$bin" --config "$conf"
 }
 
 # ---------------------------------------------------------------------------
@@ -515,38 +581,17 @@ stop_webhooks() {
 }
 
 # start_webhooks STACKDIR BINDIR: (re)start the deliverer; waits until it has its database
-# connection (its "delivering" log line).
+# connection (a new "delivering" line in its log).
 start_webhooks() {
     local dir bindir=$2
     dir=$(abs_dir "$1") || exit 1
-    local bin=$bindir/supportcrm-webhooks conf=$dir/supportcrm.conf
-    local pidf=$dir/webhooks.pid logf=$dir/webhooks.log pid i lines
+    local bin=$bindir/supportcrm-webhooks conf=$dir/supportcrm.conf logf=$dir/webhooks.log lines
     [[ -x "$bin" ]] || die "$bin not found (build first)"
     [[ -f "$conf" ]] || die "$conf missing (write_config first)"
     stop_webhooks "$dir"
-    log "starting $bin (log: $logf)"
-    printf '=== %s starting %s --config %s\n' "$(date -u +%FT%TZ)" "$bin" "$conf" >>"$logf"
-    lines=$(grep -c ' delivering: ' "$logf" || true)
-    (
-        exec setsid "$bin" --config "$conf" </dev/null >>"$logf" 2>&1
-    ) &
-    pid=$!
-    echo "$pid" >"$pidf"
-    for ((i = 0; ; i++)); do
-        (($(grep -c ' delivering: ' "$logf" || true) > lines)) && break
-        if ! pid_alive "$pid"; then
-            rm -f -- "$pidf"
-            log_tail "$logf"
-            die "supportcrm-webhooks exited during startup (see $logf)"
-        fi
-        if ((i >= SUPPORTCRM_FCGI_START_TIMEOUT * 10)); then
-            log_tail "$logf"
-            stop_webhooks "$dir"
-            die "supportcrm-webhooks did not connect within ${SUPPORTCRM_FCGI_START_TIMEOUT}s (see $logf)"
-        fi
-        sleep 0.1
-    done
-    log "supportcrm-webhooks is up (pid $pid)"
+    lines=$(grep -c ' delivering: ' "$logf" 2>/dev/null || true)
+    start_daemon supportcrm-webhooks "$dir/webhooks.pid" "$logf" \
+        "((\$(grep -c ' delivering: ' '$logf' || true) > ${lines:-0}))" "$bin" --config "$conf"
 }
 
 # ---------------------------------------------------------------------------
@@ -621,29 +666,11 @@ rate_limited_server() {
 # write_nginx_conf STACKDIR PORT [RATE_PORT]: STACKDIR/nginx/nginx.conf (see
 # start_nginx). Writes the file only; no nginx is started or checked.
 write_nginx_conf() {
-    local dir=$1 port=$2 rate_port=${3:-}
-    local prefix=$dir/nginx conf=$dir/nginx/nginx.conf pidf=$dir/nginx.pid user_line=""
-    mkdir -p -- "$prefix"/tmp/{body,fastcgi,proxy,scgi,uwsgi} "$prefix"/cache || die "cannot create $prefix"
-
-    # Workers must reach STACKDIR/supportcrm.sock (mode-700 dir): run them as
-    # the invoking user. As root nginx would otherwise drop to 'nobody'; as
-    # non-root the directive is meaningless (and nginx warns), so omit it.
-    if [[ $EUID -eq 0 ]]; then
-        user_line="user $(id -un) $(id -gn);"
-    fi
-
+    local dir=$1 port=$2 rate_port=${3:-} conf=$1/nginx/nginx.conf
+    make_nginx_prefix "$dir"
     cat >"$conf.tmp" <<EOF || die "cannot write $conf"
 # Generated by scripts/lib/stack.sh for the private stack in $dir - do not edit.
-$user_line
-daemon on;
-worker_processes 1;
-pid $pidf;
-lock_file $prefix/nginx.lock;
-error_log $dir/nginx-error.log warn;
-
-events {
-    worker_connections 1024;
-}
+$(nginx_conf_main "$dir")
 
 http {
     # The access log of nginx/site-example.conf: no query strings.
@@ -656,6 +683,49 @@ http {
                           '\$body_bytes_sent \$request_time "\$http_user_agent" \$sent_http_x_request_id';
     access_log $dir/nginx-access.log supportcrm;
 
+$(nginx_conf_http_common "$dir")
+$(rate_limited_server "$rate_port")
+
+$(site_server "$port")
+}
+EOF
+    mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
+}
+
+# make_nginx_prefix STACKDIR: STACKDIR/nginx/, the prefix of a stack's nginx, and its temp dirs.
+make_nginx_prefix() {
+    local prefix=$1/nginx
+    mkdir -p -- "$prefix"/tmp/{body,fastcgi,proxy,scgi,uwsgi} "$prefix"/cache || die "cannot create $prefix"
+}
+
+# nginx_conf_main STACKDIR: the main context of a stack's nginx.conf (everything but http {}),
+# all its files under STACKDIR.
+nginx_conf_main() {
+    local dir=$1 prefix=$1/nginx
+    # Workers must reach STACKDIR/supportcrm.sock (mode-700 dir): run them as
+    # the invoking user. As root nginx would otherwise drop to 'nobody'; as
+    # non-root the directive is meaningless (and nginx warns), so omit it.
+    if [[ $EUID -eq 0 ]]; then
+        echo "user $(id -un) $(id -gn);"
+    fi
+    cat <<EOF
+daemon on;
+worker_processes 1;
+pid $dir/nginx.pid;
+lock_file $prefix/nginx.lock;
+error_log $dir/nginx-error.log warn;
+
+events {
+    worker_connections 1024;
+}
+EOF
+}
+
+# nginx_conf_http_common STACKDIR: what every stack's http {} has: temp paths inside the
+# prefix, the upstream of the stack's pool and the cache of its API description.
+nginx_conf_http_common() {
+    local dir=$1 prefix=$1/nginx
+    cat <<EOF
     # Keep every temp path inside the private prefix (the compiled-in
     # defaults are under /var/lib/nginx).
     client_body_temp_path $prefix/tmp/body;
@@ -671,37 +741,40 @@ http {
     upstream supportcrm_fcgi {
         server unix:$dir/supportcrm.sock;
     }
+    # The snippet's cache of /api/v1/openapi.json (nginx/site-example.conf).
     fastcgi_cache_path $prefix/cache/supportcrm levels=1 keys_zone=supportcrm_openapi:1m
                        max_size=16m inactive=1h use_temp_path=off;
-$(rate_limited_server "$rate_port")
-
-$(site_server "$port")
-}
 EOF
-    mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
 }
 
 # start_nginx STACKDIR PORT [RATE_PORT]: generate STACKDIR/nginx/nginx.conf (a
 # server on 127.0.0.1:PORT that includes nginx/supportcrm.conf, exactly as a
-# production site does), check it, start or reload nginx, wait until /healthz
-# answers. With RATE_PORT, a second server there also has the optional per-key
-# rate limit of nginx/supportcrm-ratelimit.conf switched on (with a small burst
-# so tests reach it quickly).
+# production site does), then launch_nginx. With RATE_PORT, a second server there also has
+# the optional per-key rate limit of nginx/supportcrm-ratelimit.conf switched on (with a small
+# burst so tests reach it quickly).
 start_nginx() {
     local dir port=$2 rate_port=${3:-}
     dir=$(abs_dir "$1") || exit 1
     if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
         die "invalid port '$port'"
     fi
-    local pidf=$dir/nginx.pid snippet=$SUPPORTCRM_NGINX_DIR/supportcrm.conf pid i code
+    local snippet=$SUPPORTCRM_NGINX_DIR/supportcrm.conf
     [[ -f "$snippet" ]] || die "$snippet missing"
-    [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
     check_socket_path "$dir/supportcrm.sock"
     write_nginx_conf "$dir" "$port" "$rate_port"
     # A private stack's pool is usually a fresh build: its cached API description (up to
     # max-age=300 old) must not outlive the binary that served it.
     rm -rf -- "$dir/nginx/cache/supportcrm"
+    launch_nginx "$dir" "$port"
+}
 
+# launch_nginx STACKDIR PORT [CODE]: check STACKDIR/nginx/nginx.conf (written by
+# write_nginx_conf, or bench/run's own), start nginx with it (or reload the one running on
+# PORT), record PORT in STACKDIR/nginx.port and wait until GET /healthz on PORT answers (with
+# HTTP status CODE when given, any status otherwise).
+launch_nginx() {
+    local dir=$1 port=$2 want=${3:-} pidf=$1/nginx.pid pid i code
+    [[ -x "$NGINX_BIN" ]] || die "nginx not found (install nginx-light)"
     if ! nginx_cmd "$dir" -t -q >"$dir/nginx-test.log" 2>&1; then
         cat "$dir/nginx-test.log" >&2
         die "nginx configuration test failed for $dir/nginx/nginx.conf"
@@ -733,10 +806,14 @@ start_nginx() {
 
     for ((i = 0; ; i++)); do
         code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/healthz" 2>/dev/null || true)
-        [[ -n "$code" && "$code" != 000 ]] && break
+        if [[ -n "$want" ]]; then
+            [[ "$code" == "$want" ]] && break
+        else
+            [[ -n "$code" && "$code" != 000 ]] && break
+        fi
         if ((i >= SUPPORTCRM_NGINX_START_TIMEOUT * 5)); then
             log_tail "$dir/nginx-error.log"
-            die "nginx did not answer on http://127.0.0.1:$port/healthz within ${SUPPORTCRM_NGINX_START_TIMEOUT}s"
+            die "nginx did not answer${want:+ $want} on http://127.0.0.1:$port/healthz within ${SUPPORTCRM_NGINX_START_TIMEOUT}s (last: ${code:-none})"
         fi
         sleep 0.2
     done

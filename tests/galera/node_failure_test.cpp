@@ -13,8 +13,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -61,6 +63,41 @@ struct Sent {
     Clock::time_point at;  // when the answer came
 };
 
+// Runs `f` when the scope ends, however it ends.
+struct OnExit {
+    std::function<void()> f;
+    ~OnExit() { f(); }
+};
+
+// Node 1's view of the cluster, read without a causal wait (wsrep_sync_wait = 0 for these
+// reads: a causal read is what cannot complete while the cluster re-forms).
+std::string node1_status(it::Db& db, const std::string& variable) {
+    return db
+        .scalar(
+            "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = ?",
+            {variable})
+        .value_or("");
+}
+
+// Waits until node 1 is in a primary component without node 2 (evicted), synced and ready:
+// then a causal read on node 1 has a cluster to agree with.
+bool wait_cluster_reformed(it::Db& db, std::chrono::seconds timeout) {
+    db.execute("SET SESSION wsrep_sync_wait = 0", {});
+    const auto deadline = Clock::now() + timeout;
+    bool reformed = false;
+    while (!reformed && Clock::now() < deadline) {
+        reformed = node1_status(db, "WSREP_CLUSTER_STATUS") == "Primary" &&
+                   node1_status(db, "WSREP_CLUSTER_SIZE") == "2" &&
+                   node1_status(db, "WSREP_LOCAL_STATE_COMMENT") == "Synced" &&
+                   node1_status(db, "WSREP_READY") == "ON";
+        if (!reformed) {
+            std::this_thread::sleep_for(200ms);
+        }
+    }
+    db.execute("SET SESSION wsrep_sync_wait = 1", {});
+    return reformed;
+}
+
 TEST(GaleraNodeFailure, KillingNode2LosesNoAcknowledgedWriteAndHostBFailsOver) {
     ASSERT_EQ(it::hosts().size(), 2u) << "needs two hosts (SUPPORTCRM_SECOND_BASE_URL)";
     const it::Shop shop = it::make_shop();
@@ -79,17 +116,24 @@ TEST(GaleraNodeFailure, KillingNode2LosesNoAcknowledgedWriteAndHostBFailsOver) {
         tickets.push_back(id.isString() ? id.asString() : it::to_json(id));
     }
 
-    // Load: each writer adds comments to its own ticket, alternating hosts, until told to stop
-    // (bounded: at most 40 s whatever happens).
+    // Load: each writer adds comments to its own ticket, alternating hosts, until told to stop.
+    // The phases wait for what the load shows, not for time: node 2 dies once both hosts have
+    // acknowledged writes, the load stops once host B has acknowledged writes again after the
+    // kill (a bound far above any healthy run keeps a broken cluster from hanging the suite).
+    constexpr auto kPhaseBound = 120s;
     std::atomic<bool> stop{false};
     std::mutex mutex;
+    std::condition_variable answered;
     std::vector<Sent> sent;
     std::vector<std::thread> threads;
-    const auto started = Clock::now();
+    std::optional<Clock::time_point> killed;
+    // 201s per host (before the kill), and host B's 201s to requests sent after it.
+    std::size_t acknowledged_on[2] = {0, 0};
+    std::size_t host_b_acknowledged_after_kill = 0;
     for (int w = 0; w < kWriters; ++w) {
         threads.emplace_back([&, w] {
             const std::string id = tickets[static_cast<std::size_t>(w)];
-            for (int n = 0; !stop && Clock::now() - started < 40s; ++n) {
+            for (int n = 0; !stop; ++n) {
                 const std::size_t host = static_cast<std::size_t>(n + w) % 2;
                 const std::string text = "w" + std::to_string(w) + "-" + std::to_string(n);
                 long status = -1;
@@ -104,19 +148,47 @@ TEST(GaleraNodeFailure, KillingNode2LosesNoAcknowledgedWriteAndHostBFailsOver) {
                 }
                 const std::lock_guard<std::mutex> lock(mutex);
                 sent.push_back({host, status, text, sent_at, Clock::now()});
+                if (status == 201) {
+                    ++acknowledged_on[host];
+                    if (host == 1 && killed && sent_at > *killed) {
+                        ++host_b_acknowledged_after_kill;
+                    }
+                }
+                answered.notify_all();
             }
         });
     }
-    std::this_thread::sleep_for(2s);
+    auto stop_load = [&] {
+        stop = true;
+        for (auto& t : threads) {
+            if (t.joinable()) {
+                t.join();
+            }
+        }
+    };
+    // Also when an assertion ends the test early: a joinable std::thread must not be destroyed.
+    const OnExit stop_at_exit{stop_load};
+    {
+        std::unique_lock<std::mutex> lock(mutex);
+        const bool flowing = answered.wait_for(lock, kPhaseBound, [&] {
+            return acknowledged_on[0] >= 20 && acknowledged_on[1] >= 20;
+        });
+        if (!flowing) {
+            lock.unlock();
+            FAIL() << "the load never flowed through both hosts (" << acknowledged_on[0] << ", "
+                   << acknowledged_on[1] << " writes acknowledged)";
+        }
+        killed = Clock::now();
+    }
     const pid_t victim = node_pid(2);
     ASSERT_EQ(::kill(victim, SIGKILL), 0);
-    const auto killed = Clock::now();
-    std::this_thread::sleep_for(15s);
-    stop = true;
-    for (auto& t : threads) {
-        t.join();
+    {
+        // Host B is back once its workers reconnected to node 3; a few more acknowledged
+        // writes there show it stays back.
+        std::unique_lock<std::mutex> lock(mutex);
+        answered.wait_for(lock, kPhaseBound, [&] { return host_b_acknowledged_after_kill >= 20; });
     }
-
+    stop_load();
     // Every acknowledged write is there; nothing but 201 and 503 (outcome unknown) was answered.
     std::set<std::string> acknowledged;
     int unavailable = 0;
@@ -125,7 +197,7 @@ TEST(GaleraNodeFailure, KillingNode2LosesNoAcknowledgedWriteAndHostBFailsOver) {
     std::optional<Clock::time_point> host_b_back;
     int host_b_after_kill = 0;
     for (const Sent& s : sent) {
-        if (s.host == 1 && s.sent_at > killed) {
+        if (s.host == 1 && s.sent_at > *killed) {
             ++host_b_after_kill;
             if (s.status == 201 && (!host_b_back || s.at < *host_b_back)) {
                 host_b_back = s.at;
@@ -145,26 +217,18 @@ TEST(GaleraNodeFailure, KillingNode2LosesNoAcknowledgedWriteAndHostBFailsOver) {
         in_list += (in_list.empty() ? "" : ",") + t;
     }
     // One query for every comment of the writers' tickets (GROUP_CONCAT: the harness reads
-    // scalars), then every acknowledged text must be among them, once.
-    // The read is causal (wsrep_sync_wait = 1): while the cluster re-forms around the killed
-    // node it waits, and gives up with 1205 "Lock wait timeout exceeded"; read again then.
+    // scalars), then every acknowledged text must be among them, once. The read is causal
+    // (wsrep_sync_wait = 1: it sees every write the cluster acknowledged), and a causal read
+    // waits for the cluster: it is made once node 1 is in the re-formed primary component.
+    ASSERT_TRUE(wait_cluster_reformed(db, kPhaseBound))
+        << "node 1 did not reach a synced primary component of 2 nodes: status "
+        << node1_status(db, "WSREP_CLUSTER_STATUS") << ", size "
+        << node1_status(db, "WSREP_CLUSTER_SIZE") << ", state "
+        << node1_status(db, "WSREP_LOCAL_STATE_COMMENT");
     std::multiset<std::string> present;
-    const std::string every_comment =
+    const std::optional<std::string> all = db.scalar(
         "SELECT GROUP_CONCAT(text SEPARATOR '\\n') FROM messages WHERE conversation_id IN (" +
-        in_list + ")";
-    std::optional<std::string> all;
-    for (int attempt = 1;; ++attempt) {
-        try {
-            all = db.scalar(every_comment);
-            break;
-        } catch (const std::exception& e) {
-            if (attempt == 30 ||
-                std::string(e.what()).find("Lock wait timeout") == std::string::npos) {
-                throw;
-            }
-            std::this_thread::sleep_for(std::chrono::seconds(2));
-        }
-    }
+        in_list + ")");
     std::istringstream lines(all.value_or(""));
     for (std::string line; std::getline(lines, line);) {
         present.insert(line);
@@ -189,7 +253,7 @@ TEST(GaleraNodeFailure, KillingNode2LosesNoAcknowledgedWriteAndHostBFailsOver) {
     // waits up to evs.inactive_timeout, 5 s here, before it evicts the dead node).
     ASSERT_TRUE(host_b_back) << "host B never answered 201 after the kill (" << host_b_after_kill
                              << " requests)";
-    const double seconds = std::chrono::duration<double>(*host_b_back - killed).count();
+    const double seconds = std::chrono::duration<double>(*host_b_back - *killed).count();
     std::printf("[ node failure ] host B acknowledged a write again %.1f s after the kill\n",
                 seconds);
     EXPECT_LT(seconds, 10.0);

@@ -255,9 +255,13 @@ void DbFaultProxy::close_session(Session& s) {
 }
 
 void DbFaultProxy::fire(Session& s) {
-    close_session(s);
+    // fired() must be true before anyone can see the fault: the pool notices the closed socket at
+    // once and answers, and a test that checks fired() after that answer would otherwise race
+    // this thread (on a busy machine it lost: fired() false after the 503 the fault caused).
     std::lock_guard<std::mutex> lock(mutex_);
     fired_ = true;
+    s.client.reset();
+    s.server.reset();
     changed_.notify_all();
 }
 

@@ -89,6 +89,8 @@ class DbFaultProxy {
     void arm(Action action, Command command);
     // Waits until the armed fault fired.
     bool wait_fired(Millis timeout);
+    // True once the armed fault fired: set before the connection is dropped, so whoever saw the
+    // drop (the pool's answer) sees it true.
     bool fired();
 
     // Server-side thread ids (CONNECTION_ID()) of the connections open now, oldest first.

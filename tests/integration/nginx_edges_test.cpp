@@ -412,7 +412,7 @@ std::string read_access_log() {
 
 // nginx writes a request's line after it has sent the answer: wait for every marker.
 std::string wait_for_access_log(const std::vector<std::string>& markers) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     for (;;) {
         std::string log = read_access_log();
         bool all = true;

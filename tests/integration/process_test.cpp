@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,9 @@ using Proc = it::proc::Process;
 constexpr Millis kStartTimeout{20000};
 constexpr Millis kRequestTimeout{10000};
 constexpr Millis kExitTimeout{10000};
+// The bound of a wait for something that comes within milliseconds on an idle machine (a log
+// line, a replacement worker): only reached when it never comes, so generous for a busy one.
+constexpr Millis kWaitBound{30000};
 
 const char kReady[] = "ready: 2 workers serving";
 const char kUnavailableBody[] =
@@ -119,6 +123,14 @@ class Load {
         return outcomes_;
     }
 
+    // Waits until `more` further requests have been answered (or have failed): the load has
+    // run for a while, on a slow machine as on a fast one.
+    bool wait_for_more(size_t more) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        const size_t target = outcomes_.size() + more;
+        return answered_.wait_for(lock, kWaitBound, [&] { return outcomes_.size() >= target; });
+    }
+
   private:
     void run(int index) {
         for (unsigned n = 0; !stop_; ++n) {
@@ -143,6 +155,7 @@ class Load {
                 std::lock_guard<std::mutex> lock(mutex_);
                 outcomes_.push_back(std::move(o));
             }
+            answered_.notify_all();
             std::this_thread::sleep_for(Millis(1));
         }
     }
@@ -151,6 +164,7 @@ class Load {
     std::optional<std::string> key_;
     std::atomic<bool> stop_{false};
     std::mutex mutex_;
+    std::condition_variable answered_;
     std::vector<Outcome> outcomes_;
     std::vector<std::thread> threads_;
 };
@@ -214,6 +228,21 @@ class HalfSentCreate {
     size_t half_;
     it::fcgi::Connection connection_;
 };
+
+// Waits until `others` workers besides the one answering are busy (GET /status, which reads the
+// scoreboard: a worker is busy from the moment it has a request's head): e.g. a HalfSentCreate
+// was taken by a worker, which now waits for the rest.
+bool wait_for_busy_workers(const std::string& socket, unsigned others) {
+    const auto deadline = Clock::now() + kWaitBound;
+    while (Clock::now() < deadline) {
+        const it::fcgi::Response r = it::fcgi::request(socket, get("/status"), kRequestTimeout);
+        if (r.status == 200 && it::parse_json(r.body)["workers"]["busy"].asUInt() >= others + 1) {
+            return true;
+        }
+        std::this_thread::sleep_for(Millis(20));
+    }
+    return false;
+}
 
 // The executable a process runs, as /proc shows it (" (deleted)" when the file was replaced).
 std::string exe_of(pid_t pid) {
@@ -501,24 +530,24 @@ TEST_F(Process, ReloadUnderLoadDropsNoRequest) {
     ASSERT_EQ(first_workers.size(), 2u);
 
     Load load(socket_path(), 3, shop.key);
-    std::this_thread::sleep_for(Millis(500));
+    ASSERT_TRUE(load.wait_for_more(10));
     // Each SIGHUP once the previous one was taken (signals that arrive while one is pending
     // merge into one); the next may come while the previous new pool is still connecting.
     for (size_t i = 1; i <= 3; ++i) {
         master.signal(SIGHUP);
         ASSERT_TRUE(master.wait_for_log("reload: re-executing ", kStartTimeout, i));
-        std::this_thread::sleep_for(Millis(300));
+        ASSERT_TRUE(load.wait_for_more(3));
     }
     EXPECT_TRUE(ready_after_last_reload(master));
-    std::this_thread::sleep_for(Millis(800));
+    EXPECT_TRUE(load.wait_for_more(10)) << "the new pool serves";
     expect_no_failed_request(load, "across the reloads");
 
     // 2 initial + 2 per reload started; every retired worker finished its request and exited 0.
-    EXPECT_TRUE(master.wait_for_log("reloading: ", Millis(5000), 3));
-    EXPECT_TRUE(master.wait_for_log("started worker pid=", Millis(5000), 8));
+    EXPECT_TRUE(master.wait_for_log("reloading: ", kWaitBound, 3));
+    EXPECT_TRUE(master.wait_for_log("started worker pid=", kWaitBound, 8));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 6))
         << "old workers did not all exit with status 0";
-    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound)) << master.children().size();
     const std::string log = master.log();
     EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
     for (const std::string& line : it::proc::lines_with(log, "exited with status")) {
@@ -562,7 +591,7 @@ TEST_F(Process, ReloadWithABrokenConfigIsRefusedAndChangesNothing) {
     master.signal(SIGHUP);
     EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
-    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound)) << master.children().size();
     expect_all_replaced(first_workers, master.children());
     stop_cleanly(master);
 }
@@ -585,14 +614,14 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
     ASSERT_EQ(first_workers.size(), 2u);
 
     Load load(socket_path(), 3, shop.key);
-    std::this_thread::sleep_for(Millis(300));
+    ASSERT_TRUE(load.wait_for_more(10));
     write_file(password_file, "not-the-password\n");
     master.signal(SIGHUP);
     ASSERT_TRUE(master.wait_for_log("reload abandoned: ", kStartTimeout));
     // systemd leaves "reloading" again: the service runs, on the old workers.
     EXPECT_EQ(notify.next(kStartTimeout).substr(0, 12), "RELOADING=1\n");
     EXPECT_EQ(notify.next(kStartTimeout), "READY=1");
-    std::this_thread::sleep_for(Millis(500));
+    EXPECT_TRUE(load.wait_for_more(10));
     expect_no_failed_request(load, "during the abandoned reload");
 
     const std::vector<std::string> lines = it::proc::lines_with(master.log(), "reload abandoned: ");
@@ -604,7 +633,7 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
         << "the server's message is not in the line: " << lines[0];
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2))
         << "the new workers were not stopped";
-    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound)) << master.children().size();
     EXPECT_EQ(master.children(), first_workers) << "the old workers did not stay";
     EXPECT_EQ(it::proc::count(master.log(), kReady), 1u);
     EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200));
@@ -613,7 +642,7 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
     master.signal(SIGHUP);
     EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 4));
-    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound)) << master.children().size();
     expect_all_replaced(first_workers, master.children());
     EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
     stop_cleanly(master);
@@ -638,15 +667,15 @@ TEST_F(Process, ReloadAfterTheBinaryWasReplacedRunsTheNewOne) {
     }
 
     Load load(socket_path(), 3, shop.key);
-    std::this_thread::sleep_for(Millis(500));
+    ASSERT_TRUE(load.wait_for_more(10));
     std::filesystem::copy_file(it::proc::fcgi_binary(), exe + ".new");
     std::filesystem::rename(exe + ".new", exe);
     ASSERT_EQ(exe_of(master_pid), exe + " (deleted)");
     master.signal(SIGHUP);
     EXPECT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
-    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
-    std::this_thread::sleep_for(Millis(500));
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound)) << master.children().size();
+    EXPECT_TRUE(load.wait_for_more(10));
     expect_no_failed_request(load, "during the upgrade");
 
     EXPECT_TRUE(master.running());
@@ -678,20 +707,20 @@ TEST_F(Process, ReloadLetsAnOldWorkerFinishTheRequestInHand) {
 
     const std::string email = it::unique_email("reload-inflight");
     HalfSentCreate in_flight(socket_path(), shop.key, email);
-    std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
+    ASSERT_TRUE(wait_for_busy_workers(socket_path(), 1)) << "no worker took the request";
 
     master.signal(SIGHUP);
     ASSERT_TRUE(master.wait_for_log(kReady, kStartTimeout, 2));
     // The idle old worker goes; the busy one stays until its request is done.
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 1));
-    EXPECT_TRUE(master.wait_for_children(3, Millis(5000))) << master.children().size();
+    EXPECT_TRUE(master.wait_for_children(3, kWaitBound)) << master.children().size();
 
     const it::fcgi::Response r = in_flight.finish();
     ASSERT_TRUE(answered(r, 201));
     EXPECT_EQ(r.json()["customer"]["email"], Json::Value(email)) << r.describe();
 
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2));
-    EXPECT_TRUE(master.wait_for_children(2, Millis(5000))) << master.children().size();
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound)) << master.children().size();
     expect_all_replaced(first_workers, master.children());
     EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
     stop_cleanly(master);
@@ -716,10 +745,10 @@ TEST_F(Process, KilledWorkerIsReplacedAndServiceContinues) {
     ASSERT_EQ(kill(victim, SIGKILL), 0);
 
     EXPECT_TRUE(master.wait_for_log("worker pid=" + std::to_string(victim) + " killed by signal 9",
-                                    Millis(5000)));
+                                    kWaitBound));
     // A replacement joins the survivor: two workers again, the victim not among them.
     std::vector<pid_t> after;
-    const auto deadline = Clock::now() + Millis(5000);
+    const auto deadline = Clock::now() + kWaitBound;
     do {
         std::this_thread::sleep_for(Millis(20));
         after = master.children();
@@ -727,7 +756,7 @@ TEST_F(Process, KilledWorkerIsReplacedAndServiceContinues) {
              Clock::now() < deadline);
     EXPECT_EQ(after.size(), 2u);
     EXPECT_EQ(std::count(after.begin(), after.end(), victim), 0);
-    EXPECT_TRUE(master.wait_for_log("started worker pid=", Millis(1000), 3));
+    EXPECT_TRUE(master.wait_for_log("started worker pid=", kWaitBound, 3));
 
     std::this_thread::sleep_for(Millis(1200) - (Clock::now() - killed_at));
     load.stop();
@@ -766,10 +795,10 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
 
     const std::string email = it::unique_email("inflight");
     HalfSentCreate in_flight(socket_path(), shop.key, email);
-    std::this_thread::sleep_for(Millis(300));  // a worker has it and waits for the rest
+    ASSERT_TRUE(wait_for_busy_workers(socket_path(), 1)) << "no worker took the request";
 
     master.signal(SIGTERM);
-    ASSERT_TRUE(master.wait_for_log("stopping: ", Millis(5000)));
+    ASSERT_TRUE(master.wait_for_log("stopping: ", kWaitBound));
     std::this_thread::sleep_for(Millis(300));
     ASSERT_TRUE(master.running()) << "the master exited with a request in hand";
 
@@ -795,7 +824,7 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     try {
         const it::fcgi::Response lr = late.read_response(Millis(5000));
         EXPECT_TRUE(answered(lr, 200));
-        ASSERT_TRUE(master.wait_for_log("req=" + late_id, Millis(2000)));
+        ASSERT_TRUE(master.wait_for_log("req=" + late_id, kWaitBound));
         const std::vector<std::string> lines = it::proc::lines_with(master.log(), "req=" + late_id);
         ASSERT_EQ(lines.size(), 1u);
         bool by_old_worker = false;
@@ -930,7 +959,7 @@ TEST_F(Process, StartWithTheDatabaseDownFailsAfterReadyTimeout) {
     ASSERT_TRUE(st) << "the master did not give up";
     EXPECT_EQ(st->describe(), "exit 1");
     EXPECT_TRUE(master.leftovers().empty());
-    EXPECT_EQ(notify.next(Millis(1000)), "STOPPING=1") << "READY=1 without a database";
+    EXPECT_EQ(notify.next(kWaitBound), "STOPPING=1") << "READY=1 without a database";
 
     const std::string log = master.log();
     EXPECT_EQ(it::proc::count(log, "ready: "), 0u);
@@ -953,7 +982,7 @@ TEST_F(Process, StartWaitsForADatabaseThatComesWithinReadyTimeout) {
         master.wait_for_log("not accepting requests, retrying every second", kStartTimeout));
     // No old pool to fall back on: a reload now is ignored, and logged.
     master.signal(SIGHUP);
-    EXPECT_TRUE(master.wait_for_log("SIGHUP ignored while starting", Millis(5000)));
+    EXPECT_TRUE(master.wait_for_log("SIGHUP ignored while starting", kWaitBound));
     std::this_thread::sleep_for(Millis(1500));
     EXPECT_TRUE(master.running());
     EXPECT_EQ(it::proc::count(master.log(), "ready: "), 0u) << "ready without a database";
@@ -991,7 +1020,7 @@ TEST_F(Process, LogLineCarriesTheRequestIdAndNeverTheKey) {
     refused.request_id = "proc-refused-" + it::unique_suffix();
     EXPECT_TRUE(answered(it::fcgi::request(socket_path(), refused, kRequestTimeout), 401));
 
-    ASSERT_TRUE(master.wait_for_log("req=" + *refused.request_id, Millis(5000)));
+    ASSERT_TRUE(master.wait_for_log("req=" + *refused.request_id, kWaitBound));
     const std::string log = master.log();
     const std::vector<std::string> lines = it::proc::lines_with(log, "req=" + id);
     ASSERT_FALSE(lines.empty()) << "no log line carries req=" << id;

@@ -39,9 +39,11 @@ using it::faults::Action;
 using it::faults::Command;
 using it::proc::Millis;
 
-constexpr Millis kStartTimeout{20000};
-constexpr Millis kRequestTimeout{15000};
-constexpr Millis kWaitTimeout{5000};
+// Bounds of waits for conditions (a log line, a connection, an answer): reached only when the
+// condition never comes, so generous enough for a busy machine.
+constexpr Millis kStartTimeout{60000};
+constexpr Millis kRequestTimeout{60000};
+constexpr Millis kWaitTimeout{30000};
 
 const char kUnavailableBody[] =
     R"({"success":false,"code":"unavailable","message":"Service temporarily unavailable"})";
