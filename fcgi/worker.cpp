@@ -19,8 +19,8 @@
 #include "api/request.h"
 #include "api/response_writer.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "fcgi/readiness.h"
-#include "fcgi/signals.h"
 #include "handlers/router.h"
 
 namespace supportcrm {
