@@ -165,12 +165,4 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
     });
 }
 
-std::uint64_t count_customers(Db& db, std::uint64_t shop_id) {
-    return db.run(Stmt::customers_count, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        ResultSetPtr rs(st.executeQuery());
-        return rs->next() ? rs->getUInt64(1) : 0;
-    });
-}
-
 }  // namespace supportcrm

@@ -81,7 +81,4 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
 
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id);
 
-// How many customers the shop has.
-std::uint64_t count_customers(Db& db, std::uint64_t shop_id);
-
 }  // namespace supportcrm

@@ -48,8 +48,7 @@ namespace sql_text {
     S(customers_page, SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
     S(customers_page_email, SUPPORTCRM_CUSTOMER_PAGE("AND c.email_key = LOWER(?)"))                \
     S(customers_page_phone, SUPPORTCRM_CUSTOMER_PAGE("AND c.phone_key = ?"))                       \
-    S(customers_page_storefront, SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))          \
-    S(customers_count, "SELECT COUNT(*) FROM customers WHERE shop_id = ?")
+    S(customers_page_storefront, SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))
 SUPPORTCRM_CUSTOMER_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
