@@ -215,7 +215,7 @@ void bind_optional(sql::PreparedStatement& st, unsigned index,
                    const std::optional<std::uint64_t>& v);
 std::optional<std::string> optional_string(const sql::ResultSet& rs, unsigned column);
 std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned column);
-// A column selected as SUPPORTCRM_MILLIS(datetime) (db.cpp), as ISO 8601 text.
+// A column selected as SUPPORTCRM_MILLIS(datetime) (db/columns.h), as ISO 8601 text.
 std::string iso_datetime(const sql::ResultSet& rs, unsigned column);
 std::optional<std::string> optional_iso_datetime(const sql::ResultSet& rs, unsigned column);
 
