@@ -1,5 +1,5 @@
-// The comments statements and the layout of their rows. Internal to db/: included by db.cpp
-// (the statement table) and comment_repo.cpp (their reader).
+// The comments statements and the layout of their rows. Included by db/statements.h (which gathers
+// every statement list) and comment_repo.cpp (their reader).
 #pragma once
 
 #include "db/auth_sql.h"
@@ -16,25 +16,6 @@ namespace supportcrm {
 
 namespace sql_text {
 
-// A comment is two writes in one transaction, the ticket first: its row lock orders
-// concurrent comments on one ticket, so lastMessage always describes the comment whose
-// transaction committed last. The update also checks the key and its shop (matched rows
-// are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
-// The insert returns the shop's webhook_events too (whether to write comment.created), under
-// a short alias: Connector/C++ upper-cases every column name, a long expression costs.
-inline constexpr char conversation_touch[] =
-    "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
-    "SET c.last_message = ?, c.last_message_time = ?, "
-    "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "
-    "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL";
-inline constexpr char message_insert[] =
-    "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
-    "from_email, to_emails, attachments, tags, created_at) "
-    "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
-    "RETURNING id, channel, "
-    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "
-    "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "
-    "WHERE c.id = messages.conversation_id) AS hooks";
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
@@ -47,18 +28,43 @@ inline constexpr char message_insert[] =
     "JOIN messages m ON m.conversation_id = c.id " after                           \
     "LEFT JOIN users u ON u.id = m.user_id "                                       \
     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"
-inline constexpr char comments_of_ticket[] = SUPPORTCRM_COMMENTS_OF_TICKET("");
-// The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later
-// page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of
-// ix_messages_conversation_time that starts at the cursor (the OR alone is read from the
-// ticket's first comment on).
-inline constexpr char comments_page_first[] = SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?";
-inline constexpr char comments_page_after[] = SUPPORTCRM_COMMENTS_OF_TICKET(
-    "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?";
-// No comment rows: does the ticket exist in the shop, and whose is it?
-inline constexpr char ticket_customer[] =
-    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "
-    "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?";
+
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_COMMENT_STATEMENTS(S)                                                           \
+    /* A comment is two writes in one transaction, the ticket first: its row lock orders */        \
+    /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
+    /* transaction committed last. The update also checks the key and its shop (matched rows */    \
+    /* are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row. */ \
+    /* The insert returns the shop's webhook_events too (whether to write comment.created), under */ \
+    /* a short alias: Connector/C++ upper-cases every column name, a long expression costs. */     \
+    S(conversation_touch,                                                                          \
+      "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
+      "SET c.last_message = ?, c.last_message_time = ?, "                                          \
+      "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "                                       \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+    S(message_insert,                                                                              \
+      "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
+      "from_email, to_emails, attachments, tags, created_at) "                                     \
+      "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
+      "RETURNING id, channel, "                                                                    \
+      "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "              \
+      "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "            \
+      "WHERE c.id = messages.conversation_id) AS hooks")                                           \
+    S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
+    /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
+    /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
+    /* ix_messages_conversation_time that starts at the cursor (the OR alone is read from the */   \
+    /* ticket's first comment on). */                                                              \
+    S(comments_page_first, SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
+    S(comments_page_after,                                                                         \
+      SUPPORTCRM_COMMENTS_OF_TICKET(                                                               \
+      "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
+    /* No comment rows: does the ticket exist in the shop, and whose is it? */                     \
+    S(ticket_customer,                                                                             \
+      "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "                           \
+      "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")
+SUPPORTCRM_COMMENT_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
 
@@ -66,23 +72,15 @@ inline constexpr char ticket_customer[] =
 
 // Offsets into SUPPORTCRM_COMMENT_COLUMNS.
 namespace comment_col {
-enum : unsigned {
-    id,
-    text,
-    time,
-    channel,
-    is_from_shop,
-    subject,
-    from_email,
-    to_emails,
-    attachments,
-    tags,
-    count_
-};
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_COMMENT_COLUMNS, name);
+}
+constexpr unsigned id = at("id"), text = at("text"), time = at("time"), channel = at("channel"),
+                   is_from_shop = at("is_from_shop"), subject = at("subject"),
+                   from_email = at("from_email"), to_emails = at("to_emails"),
+                   attachments = at("attachments"), tags = at("tags");
 }  // namespace comment_col
 constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
-static_assert(comment_col::count_ == kCommentColumns,
-              "comment_col names every column of SUPPORTCRM_COMMENT_COLUMNS");
 
 namespace layout {
 namespace message_insert {  // RETURNING

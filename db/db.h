@@ -1,8 +1,8 @@
 // The worker's one database connection and its prepared statements (RAII throughout).
 //
-// Every SQL statement the service runs is listed once in the Stmt enum and the table in
-// db.cpp; each is prepared at most once per connection and reused for every request. A lost
-// connection surfaces as DbUnavailable; the request boundary (api/dispatch.cpp) reconnects and
+// Every SQL statement the service runs is declared once, in its resource's list (Stmt,
+// db/statements.h); each is prepared at most once per connection and reused for every request. A
+// lost connection surfaces as DbUnavailable; the request boundary (api/dispatch.cpp) reconnects and
 // runs the request again only while the WriteLedger says nothing of it can have been committed.
 #pragma once
 
@@ -19,185 +19,11 @@
 
 #include "common/db_settings.h"
 #include "common/scoreboard.h"
+#include "db/errors.h"
+#include "db/statements.h"
+#include "db/write_ledger.h"
 
 namespace supportcrm {
-
-enum class Stmt {
-    ping,
-    // auth
-    shop_by_key_hash,
-    // customers
-    customer_insert,
-    customer_by_id,
-    customer_by_email_key,
-    customer_by_phone_key,
-    customers_page,
-    customers_page_email,
-    customers_page_phone,
-    customers_page_storefront,
-    // tickets
-    customer_exists,
-    user_exists,
-    conversation_insert,
-    human_ticket_insert,
-    ticket_detail,
-    tickets_page,
-    tickets_page_customer,
-    tickets_page_since,
-    tickets_page_customer_since,
-    // comments
-    conversation_touch,
-    message_insert,
-    comments_of_ticket,
-    comments_page_first,
-    comments_page_after,
-    ticket_customer,
-    // csat
-    survey_conversation,
-    survey_insert,
-    survey_day_count_bump,
-    csat_page_shop,
-    csat_page_for_key,
-    csat_page_brand,
-    brand_shop_ids,
-    csat_stats_shop,
-    // csat: E4 analytics and export
-    survey_span_bump,
-    csat_filtered_page,
-    csat_customer_page,
-    csat_export_chunk,
-    csat_export_customer_chunk,
-    csat_span_counts_by_tag,
-    csat_span_counts_by_channel,
-    csat_span_counts_by_agent,
-    csat_count_rows,
-    csat_count_customer_rows,
-    // admin
-    brand_insert,
-    brand_exists,
-    shop_insert,
-    shop_by_domain,
-    shop_soft_delete,
-    key_insert,
-    key_by_id,
-    key_revoke,
-    user_insert,
-    // Idempotency-Key
-    idempotency_claim,
-    idempotency_store,
-    idempotency_answer_for_key,
-    idempotency_purge,
-    // installation
-    installation_secret,
-    // webhooks (extensions.md §E5): the API's outbox row, the operator's, the deliverer's
-    webhook_event_insert,
-    webhook_insert,
-    shop_webhook_events_refresh,
-    webhooks_of_shop,
-    webhook_shop,
-    webhook_delete,
-    webhook_deliveries_page,
-    webhook_events_new,
-    webhook_fan_out,
-    webhook_event_fanned_out,
-    webhook_deliveries_due,
-    webhook_delivery_lease,
-    webhook_delivery_detail,
-    webhook_delivery_update,
-    webhook_attempt_insert,
-    webhook_outcome_count_add,
-    webhook_deliveries_prune,
-    webhook_events_prune,
-    // GET /metrics
-    webhook_queue_depth,
-    webhook_outcome_counts,
-    count_  // not a statement: the number of them
-};
-
-// The database cannot be reached, or the connection was lost mid-request: answer 503.
-struct DbUnavailable : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Any other database error. The message carries the statement's name, the MySQL error code
-// and SQLSTATE — never bound values — and is for the log, not for clients.
-struct DbError : std::runtime_error {
-    DbError(const std::string& what, int code) : std::runtime_error(what), error_code(code) {}
-    int error_code;
-};
-
-// The server answered COMMIT with an error: the client must not be told the write succeeded.
-// (A connection lost at COMMIT is DbUnavailable, like anywhere else.)
-struct CommitFailed : DbError {
-    using DbError::DbError;
-};
-
-// The server refused a write that would duplicate a unique key (ER_DUP_ENTRY): raised by
-// Db::run wherever that happens, so a repository that expects it catches just this type.
-struct UniqueViolation : DbError {
-    using DbError::DbError;
-};
-
-constexpr int kErDupEntry = 1062;
-
-// What the server may already have made durable of the current request's writes. A request
-// that failed may be run again only while nothing of it can have been committed: a write whose
-// autocommit statement or COMMIT reached the server may have been applied even though its
-// answer never came back, and running it again would apply it twice. Inside an open transaction
-// nothing is durable before COMMIT: the server rolls the transaction back when the connection
-// goes. Pure bookkeeping, no I/O: Db drives it.
-class WriteLedger {
-  public:
-    // The ledger as it was before a statement; restore() it when the server answers that the
-    // statement took no effect.
-    using Mark = const char*;
-
-    // A new request: nothing of it has been sent.
-    void start_request() { *this = WriteLedger(); }
-    Mark mark() const { return durable_; }
-    void restore(Mark before) { durable_ = before; }
-
-    // START TRANSACTION succeeded.
-    void transaction_opened() {
-        in_transaction_ = true;
-        transaction_wrote_ = false;
-    }
-    // ROLLBACK, or the connection is gone: the server keeps nothing of the transaction.
-    void transaction_abandoned() {
-        in_transaction_ = false;
-        transaction_wrote_ = false;
-    }
-
-    // Statement `name` is about to be sent; `writes` as marked in the statement table.
-    void sending(const char* name, bool writes) {
-        if (!writes) {
-            return;
-        }
-        if (in_transaction_) {
-            transaction_wrote_ = true;
-        } else if (durable_ == nullptr) {
-            durable_ = name;
-        }
-    }
-    // COMMIT is about to be sent: from now on the transaction's writes may be durable (a
-    // read-only transaction has none). The transaction is over whatever the answer.
-    void sending_commit() {
-        if (transaction_wrote_ && durable_ == nullptr) {
-            durable_ = "commit";
-        }
-        transaction_abandoned();
-    }
-
-    // The first statement ("commit" for a COMMIT) that may have made a write of this request
-    // durable, or nullptr when nothing of it can have been committed.
-    const char* durable() const { return durable_; }
-    bool in_transaction() const { return in_transaction_; }
-
-  private:
-    const char* durable_ = nullptr;
-    bool in_transaction_ = false;
-    bool transaction_wrote_ = false;
-};
 
 class Db {
   public:
@@ -389,7 +215,7 @@ void bind_optional(sql::PreparedStatement& st, unsigned index,
                    const std::optional<std::uint64_t>& v);
 std::optional<std::string> optional_string(const sql::ResultSet& rs, unsigned column);
 std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned column);
-// A column selected as SUPPORTCRM_MILLIS(datetime) (db.cpp), as ISO 8601 text.
+// A column selected as SUPPORTCRM_MILLIS(datetime) (db/columns.h), as ISO 8601 text.
 std::string iso_datetime(const sql::ResultSet& rs, unsigned column);
 std::optional<std::string> optional_iso_datetime(const sql::ResultSet& rs, unsigned column);
 
