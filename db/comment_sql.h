@@ -5,6 +5,7 @@
 #include "db/auth_sql.h"
 #include "db/columns.h"
 #include "db/ticket_sql.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm {
 
@@ -22,11 +23,25 @@ namespace sql_text {
 // are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
 // The insert returns the shop's webhook_events too (whether to write comment.created), under
 // a short alias: Connector/C++ upper-cases every column name, a long expression costs.
+//
+// The update also moves the ticket's version and updatedAt (its full shape changes: extensions.md
+// §E8), and a customer's message (SUPPORTCRM_REOPEN_HERE's placeholders: isFromShop false) reopens a
+// PENDING or SOLVED HumanTicket in it, at no statement of its own, unless the shop's webhooks
+// want ticket.updated (bit 32): the event's "changes" need the status it left, so that is done
+// afterwards (human_ticket_status_locked, human_ticket_reopen). Each HumanTicket assignment reads
+// the row as either order of the two leaves it (closedAt is NULL in OPEN and PENDING anyway).
+#define SUPPORTCRM_REOPEN_HERE "? AND ks.webhook_events & 32 = 0"
 inline constexpr char conversation_touch[] =
     "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
+    "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
     "SET c.last_message = ?, c.last_message_time = ?, "
-    "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "
+    "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "
+    "c.version = c.version + 1, "
+    "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "
+    "h.status), "
+    "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "
     "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL";
+static_assert(webhook_event::ticket_updated == 32, "SUPPORTCRM_REOPEN_HERE tests bit 32");
 inline constexpr char message_insert[] =
     "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
     "from_email, to_emails, attachments, tags, created_at) "
@@ -35,6 +50,14 @@ inline constexpr char message_insert[] =
     "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "
     "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "
     "WHERE c.id = messages.conversation_id) AS hooks";
+// A comment with isFromShop false on a ticket of a shop whose webhooks want ticket.updated
+// reopens a PENDING or SOLVED ticket here, in its transaction, after conversation_touch locked
+// the ticket's row: the status is read (locked) first, for the event's "changes".
+inline constexpr char human_ticket_reopen[] =
+    "UPDATE human_tickets SET status = 'OPEN', closed_at = NULL "
+    "WHERE conversation_id = ? AND status IN ('PENDING', 'SOLVED')";
+inline constexpr char human_ticket_status_locked[] =
+    "SELECT status FROM human_tickets WHERE conversation_id = ? FOR UPDATE";
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.

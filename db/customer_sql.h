@@ -14,7 +14,7 @@ namespace supportcrm {
     "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
     "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
     "c.social_b_pseudo, c.cms, c.number_of_orders, "                                           \
-    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
+    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at") ", c.version"
 
 namespace sql_text {
 
@@ -47,6 +47,15 @@ inline constexpr char customers_page_email[] =
 inline constexpr char customers_page_phone[] = SUPPORTCRM_CUSTOMER_PAGE("AND c.phone_key = ?");
 inline constexpr char customers_page_storefront[] =
     SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?");
+// PATCH /api/v1/customers/{id} (extensions.md §E8): the read is customer_by_id; the write
+// checks the version the read saw (no row matched: another change won) and keeps the
+// duplicate-detection keys in step, so the unique keys refuse another customer's email or phone
+// number however the requests race.
+inline constexpr char customer_update[] =
+    "UPDATE customers SET email = ?, email_key = LOWER(?), phone_number = ?, phone_key = ?, "
+    "first_name = ?, last_name = ?, full_name = ?, storefront_id = ?, site_cms_id = ?, "
+    "social_a_user_id = ?, social_b_user_id = ?, messaging_id = ?, version = version + 1 "
+    "WHERE id = ? AND version = ?";
 
 }  // namespace sql_text
 
@@ -76,6 +85,7 @@ enum : unsigned {
     number_of_orders,
     created_at,
     cms_created_at,
+    version,
     count_
 };
 }  // namespace customer_col

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cppconn/connection.h>
+#include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
@@ -35,6 +36,7 @@ enum class Stmt {
     customers_page_email,
     customers_page_phone,
     customers_page_storefront,
+    customer_update,
     // tickets
     customer_exists,
     user_exists,
@@ -45,6 +47,8 @@ enum class Stmt {
     tickets_page_customer,
     tickets_page_since,
     tickets_page_customer_since,
+    ticket_for_patch,
+    ticket_update,
     // comments
     conversation_touch,
     message_insert,
@@ -52,6 +56,8 @@ enum class Stmt {
     comments_page_first,
     comments_page_after,
     ticket_customer,
+    human_ticket_reopen,
+    human_ticket_status_locked,
     // csat
     survey_conversation,
     survey_insert,
@@ -138,6 +144,17 @@ struct UniqueViolation : DbError {
 };
 
 constexpr int kErDupEntry = 1062;
+constexpr int kErLockDeadlock = 1213;
+
+// Thrown inside a run() by a conditional write (UPDATE ... WHERE version = ?) that matched no
+// row because another change took the version first (extensions.md §E8): nothing was written.
+// It is answered as the server answers a transaction it rolled back (ER_LOCK_DEADLOCK, also
+// Galera's certification failure): run() restores the ledger (a server error takes no effect)
+// and raises DbError 1213, on which the request boundary runs the request again, and the re-run
+// reads the winner's version (an If-Match naming the old one then answers 412).
+inline sql::SQLException version_changed() {
+    return sql::SQLException("the version changed since it was read", "40001", kErLockDeadlock);
+}
 
 // What the server may already have made durable of the current request's writes. A request
 // that failed may be run again only while nothing of it can have been committed: a write whose

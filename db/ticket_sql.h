@@ -25,8 +25,8 @@ inline constexpr char user_exists[] = "SELECT 1 FROM users WHERE id = ? AND shop
 inline constexpr char conversation_insert[] =
     "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, "
     "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "
-    "unread_chat_count, tags, language_code, via, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
+    "unread_chat_count, tags, language_code, via, created_at, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
 inline constexpr char human_ticket_insert[] =
     "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "
     "RETURNING id";
@@ -37,7 +37,7 @@ inline constexpr char ticket_detail[] =
     SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "
     SUPPORTCRM_PERSON_COLUMNS("u") ", "
     "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at") ", "
-    SUPPORTCRM_KEY_COLUMNS
+    "c.version, " SUPPORTCRM_KEY_COLUMNS
     " FROM " SUPPORTCRM_KEY_TABLES
     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
     "JOIN customers cu ON cu.id = c.customer_id "
@@ -62,6 +62,30 @@ inline constexpr char tickets_page_since[] =
     SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?");
 inline constexpr char tickets_page_customer_since[] =
     SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?");
+// PATCH /api/v1/tickets/{id} (extensions.md §E8). The read: the ticket in the full shape with
+// its version and the key's shop, and whether the body's assigned_to (bound first; NULL when
+// not given) is a user of the shop, in one round trip; no row as for ticket_detail. Not a
+// locking read: the write below checks the version itself.
+#define SUPPORTCRM_FULL_TICKET_COLUMNS                                                          \
+    SUPPORTCRM_TICKET_COLUMNS ", h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", "      \
+    SUPPORTCRM_MILLIS("h.closed_at") ", " SUPPORTCRM_MILLIS("t.updated_at") ", t.version"
+inline constexpr char ticket_for_patch[] =
+    "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "
+    "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "
+    SUPPORTCRM_KEY_COLUMNS
+    " FROM " SUPPORTCRM_KEY_TABLES
+    " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "
+    "LEFT JOIN human_tickets h ON h.conversation_id = t.id "
+    "WHERE " SUPPORTCRM_KEY_MATCH;
+// The write, and the version check that makes it atomic: it matches no row once another change
+// has taken the version the read saw. The HumanTicket, when there is one, changes in the same
+// statement (the LEFT JOIN leaves a missing one alone).
+inline constexpr char ticket_update[] =
+    "UPDATE conversations t LEFT JOIN human_tickets h ON h.conversation_id = t.id "
+    "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, "
+    "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "
+    "t.version = t.version + 1, h.status = ?, h.closed_at = ? "
+    "WHERE t.id = ? AND t.version = ?";
 
 }  // namespace sql_text
 
@@ -90,7 +114,8 @@ constexpr ColumnRun customer = ticket.then(kPersonWithContactColumns);
 constexpr ColumnRun user = customer.then(kPersonColumns);
 enum : unsigned { ht_id, ht_status, ht_opened_at, ht_closed_at, ht_count_ };  // h.id, …
 constexpr ColumnRun human_ticket = user.then(ht_count_);
-constexpr ColumnRun key = human_ticket.then(kKeyColumns);
+constexpr unsigned version = human_ticket.next();
+constexpr ColumnRun key{version + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::ticket_detail));
 }  // namespace ticket_detail
 namespace tickets_page {  // and its filtered variants
@@ -119,6 +144,22 @@ static_assert(via == result_columns(sql_text::tickets_page_customer));
 static_assert(via == result_columns(sql_text::tickets_page_since));
 static_assert(via == result_columns(sql_text::tickets_page_customer_since));
 }  // namespace tickets_page
+namespace ticket_for_patch {
+// The run of SUPPORTCRM_FULL_TICKET_COLUMNS: the create shape (tickets_page's names), then:
+enum : unsigned {
+    ht_id = tickets_page::via + 1,
+    ht_status,
+    ht_opened_at,
+    ht_closed_at,
+    updated_at,
+    version,
+    user_found,
+};
+static_assert(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS),
+              "ticket_for_patch names every column of SUPPORTCRM_FULL_TICKET_COLUMNS");
+constexpr ColumnRun key{user_found + 1, kKeyColumns};
+static_assert(key.last() == result_columns(sql_text::ticket_for_patch));
+}  // namespace ticket_for_patch
 namespace returned_id {  // conversation_insert, human_ticket_insert
 static_assert(result_columns(sql_text::conversation_insert) == 1);
 static_assert(result_columns(sql_text::human_ticket_insert) == 1);

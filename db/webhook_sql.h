@@ -13,7 +13,8 @@ namespace sql_text {
 // The API's one webhook statement: an event in the outbox, inside the create's transaction,
 // sent only when the shop's webhook_events bit for it is set (customers: a trigger, sql/006).
 inline constexpr char webhook_event_insert[] =
-    "INSERT INTO webhook_events (shop_id, type, payload, created_at) VALUES (?, ?, ?, ?)";
+    "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "
+    "VALUES (?, ?, ?, ?, ?)";
 
 // supportcrm-admin webhook ...
 inline constexpr char webhook_insert[] =
@@ -57,7 +58,8 @@ inline constexpr char webhook_deliveries_due[] =
     "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3) "
     "ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
 inline constexpr char webhook_delivery_detail[] =
-    "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain "
+    "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain, "
+    "e.changes "
     "FROM webhook_events e JOIN webhooks w ON w.id = ? JOIN shops s ON s.id = e.shop_id "
     "WHERE e.id = ?";
 inline constexpr char webhook_delivery_update[] =
@@ -113,8 +115,9 @@ constexpr unsigned webhook_id = 1, event_id = 2, attempts = 3;
 static_assert(attempts == result_columns(sql_text::webhook_deliveries_due));
 }  // namespace webhook_deliveries_due
 namespace webhook_delivery_detail {
-constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6;
-static_assert(domain == result_columns(sql_text::webhook_delivery_detail));
+constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6,
+                   changes = 7;
+static_assert(changes == result_columns(sql_text::webhook_delivery_detail));
 }  // namespace webhook_delivery_detail
 namespace webhook_outcome_counts {
 constexpr unsigned outcome = 1, attempts = 2;
