@@ -1,8 +1,12 @@
-// POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments".
+// POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments"; a customer's
+// comment reopens a PENDING or SOLVED ticket (extensions.md §E8, db/comment_repo.h).
+#include <stdexcept>
+
 #include "api/api_error.h"
 #include "api/bodies.h"
 #include "api/fields.h"
 #include "api/handler.h"
+#include "api/views.h"
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "db/comment_repo.h"
@@ -57,6 +61,24 @@ std::string with_ticket_id(const std::string& comment_object, std::uint64_t tick
     return out;
 }
 
+// ticket.updated for a ticket the customer's comment reopened (extensions.md §E8): the full
+// shape as this transaction leaves it, and the status change.
+void record_reopen(HandlerContext& ctx, const AddedComment& added, timeutil::Millis at) {
+    Keyed<TicketForPatch> found =
+        find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, std::nullopt);
+    if (!found.value || !found.key) {
+        throw std::logic_error("a ticket locked by its comment's transaction was not found");
+    }
+    std::string ticket_json;
+    JsonWriter t(ticket_json);
+    write_full_ticket(t, found.value->ticket, found.key->domain);
+    std::string changes;
+    JsonWriter c(changes);
+    c.begin_object().key("HumanTicketStatus").begin_object();
+    c.field("from", *added.reopened_from).field("to", "OPEN").end_object().end_object();
+    record_event(ctx.db, added.shop_id, webhook_event::ticket_updated, ticket_json, at, changes);
+}
+
 }  // namespace
 
 Response create_comment(HandlerContext& ctx) {
@@ -101,6 +123,9 @@ Response create_comment(HandlerContext& ctx) {
     if (shop_wants_event(added->shop_webhook_events, webhook_event::comment_created)) {
         record_event(ctx.db, added->shop_id, webhook_event::comment_created,
                      with_ticket_id(comment_json, ctx.path_id), comment.created_at);
+    }
+    if (added->reopened_from) {  // reopened, and a webhook wants ticket.updated
+        record_reopen(ctx, *added, comment.created_at);
     }
     tx.commit();
     Response r;

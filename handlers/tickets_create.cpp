@@ -71,6 +71,7 @@ Response create_ticket(HandlerContext& ctx) {
 
     Response r;
     r.status = 201;
+    r.headers.emplace_back("ETag", etag::of(etag::Kind::ticket, id, 1));  // a new ticket's version
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket").raw(ticket_json);
     w.end_object();
