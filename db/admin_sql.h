@@ -10,27 +10,26 @@ namespace supportcrm {
 // clang-format off
 
 namespace sql_text {
-
-inline constexpr char brand_insert[] =
-    "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id";
-inline constexpr char brand_exists[] = "SELECT id FROM brands WHERE id = ?";
-inline constexpr char shop_insert[] =
-    "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id";
-// The columns of SUPPORTCRM_KEY_COLUMNS, of the shop itself.
-inline constexpr char shop_by_domain[] =
-    "SELECT id, domain, brand_id, deleted_at IS NOT NULL, webhook_events FROM shops "
-    "WHERE domain = ?";
-inline constexpr char shop_soft_delete[] =
-    "UPDATE shops SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL";
-inline constexpr char key_insert[] =
-    "INSERT INTO api_keys (shop_id, label, key_hash, created_at) VALUES (?, ?, ?, ?) "
-    "RETURNING id";
-inline constexpr char key_by_id[] = "SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE id = ?";
-inline constexpr char key_revoke[] =
-    "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL";
-inline constexpr char user_insert[] =
-    "INSERT INTO users (shop_id, email, first_name, last_name, full_name, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?) RETURNING id";
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_ADMIN_STATEMENTS(S)                                                             \
+    S(brand_insert, "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id")            \
+    S(brand_exists, "SELECT id FROM brands WHERE id = ?")                                          \
+    S(shop_insert, "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id") \
+    /* The columns of SUPPORTCRM_KEY_COLUMNS, of the shop itself. */                               \
+    S(shop_by_domain,                                                                              \
+      "SELECT id, domain, brand_id, deleted_at IS NOT NULL, webhook_events FROM shops "            \
+      "WHERE domain = ?")                                                                          \
+    S(shop_soft_delete, "UPDATE shops SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL")     \
+    S(key_insert,                                                                                  \
+      "INSERT INTO api_keys (shop_id, label, key_hash, created_at) VALUES (?, ?, ?, ?) "           \
+      "RETURNING id")                                                                              \
+    S(key_by_id, "SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE id = ?")                   \
+    S(key_revoke, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")        \
+    S(user_insert,                                                                                 \
+      "INSERT INTO users (shop_id, email, first_name, last_name, full_name, created_at) "          \
+      "VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
+SUPPORTCRM_ADMIN_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -4,8 +4,8 @@
 
 #include <cppconn/resultset.h>
 
-#include "db/auth_repo.h"
 #include "db/columns.h"
+#include "db/rows.h"
 
 namespace supportcrm {
 
@@ -25,18 +25,29 @@ namespace supportcrm {
 
 // Offsets into SUPPORTCRM_KEY_COLUMNS.
 namespace key_col {
-enum : unsigned { id, domain, brand_id, deleted, webhook_events, count_ };
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_KEY_COLUMNS, name);
 }
+constexpr unsigned id = at("id"), domain = at("domain"), brand_id = at("brand_id"),
+                   deleted = at("deleted"), webhook_events = at("webhook_events");
+}  // namespace key_col
 constexpr unsigned kKeyColumns = count_columns(SUPPORTCRM_KEY_COLUMNS);
-static_assert(key_col::count_ == kKeyColumns, "read_keyed_shop reads SUPPORTCRM_KEY_COLUMNS");
 
 // The run of SUPPORTCRM_KEY_COLUMNS in a keyed statement's row.
 Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key);
 
+// clang-format off
 namespace sql_text {
-inline constexpr char shop_by_key_hash[] =
-    "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH;
-}
+
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_AUTH_STATEMENTS(S)                                                              \
+    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH)
+SUPPORTCRM_AUTH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+
+}  // namespace sql_text
+// clang-format on
+
 namespace layout::shop_by_key_hash {
 constexpr ColumnRun key{1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::shop_by_key_hash));

@@ -78,6 +78,90 @@ constexpr unsigned result_columns(std::string_view sql) {
     return count_until(sql, kSelect.size(), " FROM ").columns;
 }
 
+namespace columns_detail {
+
+constexpr bool identifier_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Whether one expression of a column list is column `name`: its alias (`… AS name`), or it reads
+// `<table>.name` (so `SUPPORTCRM_MILLIS("t.date")` is `date`, `t.id` is `id`); a qualified
+// name (`s.id`) must appear as such.
+constexpr bool names(std::string_view item, std::string_view name) {
+    if (name.find('.') != std::string_view::npos) {  // qualified: `s.id`, not `cu.id`
+        for (std::size_t at = item.find(name); at != std::string_view::npos;
+             at = item.find(name, at + 1)) {
+            const std::size_t end = at + name.size();
+            if ((at == 0 || !identifier_char(item[at - 1])) &&
+                (end == item.size() || !identifier_char(item[end]))) {
+                return true;
+            }
+        }
+        return false;
+    }
+    constexpr std::string_view kAs = " AS ";
+    if (const std::size_t as = item.rfind(kAs); as != std::string_view::npos) {
+        if (item.substr(as + kAs.size()) == name) {
+            return true;
+        }
+    }
+    for (std::size_t at = item.find('.'); at != std::string_view::npos;
+         at = item.find('.', at + 1)) {
+        const std::size_t end = at + 1 + name.size();
+        if (item.substr(at + 1, name.size()) == name &&
+            (end == item.size() || !identifier_char(item[end]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The index of the first top-level comma of list at or after from, or list.size().
+constexpr std::size_t next_column(std::string_view list, std::size_t from) {
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = from; i < list.size(); ++i) {
+        const char c = list[i];
+        if (quote != 0) {
+            quote = c == quote ? 0 : quote;
+        } else if (c == '\'' || c == '"' || c == '`') {
+            quote = c;
+        } else if (c == '(' || c == ')') {
+            depth += c == '(' ? 1 : -1;
+        } else if (depth == 0 && c == ',') {
+            return i;
+        }
+    }
+    return list.size();
+}
+
+}  // namespace columns_detail
+
+// The 0-based position of column `name` in a bare column list (see columns_detail::names). Not
+// a constant expression — so a compile error where it initialises a constexpr — when no
+// column, or more than one, has that name: row offsets are looked up in the list the SQL is
+// made of, never counted by hand, and cannot fall out of order with it.
+constexpr unsigned column_of(std::string_view list, std::string_view name) {
+    unsigned found = 0, matches = 0;
+    std::size_t from = 0;
+    for (unsigned position = 0; from <= list.size(); ++position) {
+        const std::size_t end = columns_detail::next_column(list, from);
+        std::string_view item = list.substr(from, end - from);
+        while (!item.empty() && item.front() == ' ') {
+            item.remove_prefix(1);
+        }
+        if (columns_detail::names(item, name)) {
+            found = position;
+            ++matches;
+        }
+        from = end + 1;
+    }
+    if (matches != 1) {
+        throw "column_of: the list has no column, or more than one, of this name";
+    }
+    return found;
+}
+
 // `count` consecutive result columns starting at `first` (1-based, as sql::ResultSet counts).
 struct ColumnRun {
     unsigned first;
@@ -96,7 +180,7 @@ namespace layout::returned_id {  // INSERT … RETURNING id
 constexpr unsigned id = 1;
 }
 
-// Shared pieces of the SQL vocabulary (db.cpp's table lists every statement; each statement's
+// Shared pieces of the SQL vocabulary (db/statements.h gathers every statement; each statement's
 // text sits in the <resource>_sql.h its repository includes).
 //
 // The SQL is laid out by hand: clang-format splits string literals around macro calls in ways
@@ -108,6 +192,10 @@ constexpr unsigned id = 1;
 // Expressions get short aliases: Connector/C++ upper-cases every column name of every result.
 #define SUPPORTCRM_MILLIS(column) \
     "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000 AS ms"
+
+// Defines sql_text::<name>, the text of one entry S(name, SQL) of a statement list (each
+// <resource>_sql.h applies it to its own list), for the layouts' static_asserts.
+#define SUPPORTCRM_SQL_TEXT(name, ...) inline constexpr char name[] = __VA_ARGS__;
 
 // clang-format on
 

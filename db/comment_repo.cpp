@@ -8,6 +8,8 @@
 namespace supportcrm {
 namespace {
 
+static_assert(webhook_event::ticket_updated == 32, "SUPPORTCRM_REOPEN_HERE tests bit 32");
+
 bool reopen_human_ticket(Db& db, std::uint64_t ticket_id) {
     return db.run(Stmt::human_ticket_reopen, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, ticket_id);

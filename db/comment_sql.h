@@ -5,7 +5,6 @@
 #include "db/auth_sql.h"
 #include "db/columns.h"
 #include "db/ticket_sql.h"
-#include "db/webhook_repo.h"
 
 namespace supportcrm {
 
@@ -17,47 +16,6 @@ namespace supportcrm {
 
 namespace sql_text {
 
-// A comment is two writes in one transaction, the ticket first: its row lock orders
-// concurrent comments on one ticket, so lastMessage always describes the comment whose
-// transaction committed last. The update also checks the key and its shop (matched rows
-// are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row.
-// The insert returns the shop's webhook_events too (whether to write comment.created), under
-// a short alias: Connector/C++ upper-cases every column name, a long expression costs.
-//
-// The update also moves the ticket's version and updatedAt (its full shape changes: extensions.md
-// §E8), and a customer's message (SUPPORTCRM_REOPEN_HERE's placeholders: isFromShop false) reopens a
-// PENDING or SOLVED HumanTicket in it, at no statement of its own, unless the shop's webhooks
-// want ticket.updated (bit 32): the event's "changes" need the status it left, so that is done
-// afterwards (human_ticket_status_locked, human_ticket_reopen). Each HumanTicket assignment reads
-// the row as either order of the two leaves it (closedAt is NULL in OPEN and PENDING anyway).
-#define SUPPORTCRM_REOPEN_HERE "? AND ks.webhook_events & 32 = 0"
-inline constexpr char conversation_touch[] =
-    "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "
-    "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
-    "SET c.last_message = ?, c.last_message_time = ?, "
-    "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "
-    "c.version = c.version + 1, "
-    "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "
-    "h.status), "
-    "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "
-    "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL";
-static_assert(webhook_event::ticket_updated == 32, "SUPPORTCRM_REOPEN_HERE tests bit 32");
-inline constexpr char message_insert[] =
-    "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
-    "from_email, to_emails, attachments, tags, created_at) "
-    "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? "
-    "RETURNING id, channel, "
-    "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "
-    "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "
-    "WHERE c.id = messages.conversation_id) AS hooks";
-// A comment with isFromShop false on a ticket of a shop whose webhooks want ticket.updated
-// reopens a PENDING or SOLVED ticket here, in its transaction, after conversation_touch locked
-// the ticket's row: the status is read (locked) first, for the event's "changes".
-inline constexpr char human_ticket_reopen[] =
-    "UPDATE human_tickets SET status = 'OPEN', closed_at = NULL "
-    "WHERE conversation_id = ? AND status IN ('PENDING', 'SOLVED')";
-inline constexpr char human_ticket_status_locked[] =
-    "SELECT status FROM human_tickets WHERE conversation_id = ? FOR UPDATE";
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
@@ -70,18 +28,64 @@ inline constexpr char human_ticket_status_locked[] =
     "JOIN messages m ON m.conversation_id = c.id " after                           \
     "LEFT JOIN users u ON u.id = m.user_id "                                       \
     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"
-inline constexpr char comments_of_ticket[] = SUPPORTCRM_COMMENTS_OF_TICKET("");
-// The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later
-// page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of
-// ix_messages_conversation_time that starts at the cursor (the OR alone is read from the
-// ticket's first comment on).
-inline constexpr char comments_page_first[] = SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?";
-inline constexpr char comments_page_after[] = SUPPORTCRM_COMMENTS_OF_TICKET(
-    "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?";
-// No comment rows: does the ticket exist in the shop, and whose is it?
-inline constexpr char ticket_customer[] =
-    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "
-    "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?";
+
+// conversation_touch also moves the ticket's version and updatedAt (its full shape changes:
+// extensions.md §E8), and a customer's message (SUPPORTCRM_REOPEN_HERE's placeholders:
+// isFromShop false) reopens a PENDING or SOLVED HumanTicket in it, at no statement of its own,
+// unless the shop's webhooks want ticket.updated (bit 32): the event's "changes" need the status
+// it left, so that is done after the insert (human_ticket_status_locked, then
+// human_ticket_reopen, with the ticket's row locked by the touch). Each HumanTicket assignment
+// reads the row as either order of the two leaves it (closedAt is NULL in OPEN and PENDING).
+// (comment_repo.cpp checks that 32 is webhook_event::ticket_updated.)
+#define SUPPORTCRM_REOPEN_HERE "? AND ks.webhook_events & 32 = 0"
+
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_COMMENT_STATEMENTS(S)                                                           \
+    /* A comment is two writes in one transaction, the ticket first: its row lock orders */        \
+    /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
+    /* transaction committed last. The update also checks the key and its shop (matched rows */    \
+    /* are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row. */ \
+    /* The insert returns the shop's webhook_events too (whether to write comment.created), under */ \
+    /* a short alias: Connector/C++ upper-cases every column name, a long expression costs. */     \
+    S(conversation_touch,                                                                          \
+      "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
+      "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
+      "SET c.last_message = ?, c.last_message_time = ?, "                                          \
+      "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "                    \
+      "c.version = c.version + 1, "                                                                \
+      "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "   \
+      "h.status), "                                                                                \
+      "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "  \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+    /* A customer's message reopens here, for a shop whose webhooks want ticket.updated. */       \
+    S(human_ticket_status_locked,                                                                  \
+      "SELECT status FROM human_tickets WHERE conversation_id = ? FOR UPDATE")                     \
+    S(human_ticket_reopen,                                                                         \
+      "UPDATE human_tickets SET status = 'OPEN', closed_at = NULL "                                 \
+      "WHERE conversation_id = ? AND status IN ('PENDING', 'SOLVED')")                             \
+    S(message_insert,                                                                              \
+      "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
+      "from_email, to_emails, attachments, tags, created_at) "                                     \
+      "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
+      "RETURNING id, channel, "                                                                    \
+      "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "              \
+      "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "            \
+      "WHERE c.id = messages.conversation_id) AS hooks")                                           \
+    S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
+    /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
+    /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
+    /* ix_messages_conversation_time that starts at the cursor (the OR alone is read from the */   \
+    /* ticket's first comment on). */                                                              \
+    S(comments_page_first, SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
+    S(comments_page_after,                                                                         \
+      SUPPORTCRM_COMMENTS_OF_TICKET(                                                               \
+      "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
+    /* No comment rows: does the ticket exist in the shop, and whose is it? */                     \
+    S(ticket_customer,                                                                             \
+      "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "                           \
+      "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")
+SUPPORTCRM_COMMENT_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
 
@@ -89,23 +93,15 @@ inline constexpr char ticket_customer[] =
 
 // Offsets into SUPPORTCRM_COMMENT_COLUMNS.
 namespace comment_col {
-enum : unsigned {
-    id,
-    text,
-    time,
-    channel,
-    is_from_shop,
-    subject,
-    from_email,
-    to_emails,
-    attachments,
-    tags,
-    count_
-};
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_COMMENT_COLUMNS, name);
+}
+constexpr unsigned id = at("id"), text = at("text"), time = at("time"), channel = at("channel"),
+                   is_from_shop = at("is_from_shop"), subject = at("subject"),
+                   from_email = at("from_email"), to_emails = at("to_emails"),
+                   attachments = at("attachments"), tags = at("tags");
 }  // namespace comment_col
 constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
-static_assert(comment_col::count_ == kCommentColumns,
-              "comment_col names every column of SUPPORTCRM_COMMENT_COLUMNS");
 
 namespace layout {
 namespace message_insert {  // RETURNING

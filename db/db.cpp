@@ -8,205 +8,24 @@
 
 #include "common/log.h"
 #include "common/time_util.h"
-#include "db/admin_sql.h"
-#include "db/auth_sql.h"
-#include "db/comment_sql.h"
-#include "db/customer_sql.h"
-#include "db/idempotency_sql.h"
-#include "db/secret_sql.h"
-#include "db/survey_sql.h"
-#include "db/ticket_sql.h"
-#include "db/webhook_sql.h"
 
 namespace supportcrm {
-namespace {
-
-struct StatementSpec {
-    Stmt id;
-    const char* name;
-    bool writes;  // changes data: counted by the WriteLedger (checked against the SQL below)
-    const char* sql;
-};
-
-constexpr bool kReads = false;
-constexpr bool kWrites = true;
-
-// The whole SQL vocabulary of the service, each statement prepared once per connection. The
-// text of each sits beside the layout of its rows and next to its reader, in the
-// <resource>_sql.h its repository includes (docs/performance.md, "The statements' shapes",
-// tells why they look as they do). Keep the order of the Stmt enum.
-constexpr StatementSpec kStatements[] = {
-    {Stmt::ping, "ping", kReads, "SELECT 1"},
-    {Stmt::shop_by_key_hash, "shop_by_key_hash", kReads, sql_text::shop_by_key_hash},
-    {Stmt::customer_insert, "customer_insert", kWrites, sql_text::customer_insert},
-    {Stmt::customer_by_id, "customer_by_id", kReads, sql_text::customer_by_id},
-    {Stmt::customer_by_email_key, "customer_by_email_key", kReads, sql_text::customer_by_email_key},
-    {Stmt::customer_by_phone_key, "customer_by_phone_key", kReads, sql_text::customer_by_phone_key},
-    {Stmt::customers_page, "customers_page", kReads, sql_text::customers_page},
-    {Stmt::customers_page_email, "customers_page_email", kReads, sql_text::customers_page_email},
-    {Stmt::customers_page_phone, "customers_page_phone", kReads, sql_text::customers_page_phone},
-    {Stmt::customers_page_storefront, "customers_page_storefront", kReads,
-     sql_text::customers_page_storefront},
-    {Stmt::customer_update, "customer_update", kWrites, sql_text::customer_update},
-    {Stmt::customer_exists, "customer_exists", kReads, sql_text::customer_exists},
-    {Stmt::user_exists, "user_exists", kReads, sql_text::user_exists},
-    {Stmt::conversation_insert, "conversation_insert", kWrites, sql_text::conversation_insert},
-    {Stmt::human_ticket_insert, "human_ticket_insert", kWrites, sql_text::human_ticket_insert},
-    {Stmt::ticket_detail, "ticket_detail", kReads, sql_text::ticket_detail},
-    {Stmt::tickets_page, "tickets_page", kReads, sql_text::tickets_page},
-    {Stmt::tickets_page_customer, "tickets_page_customer", kReads, sql_text::tickets_page_customer},
-    {Stmt::tickets_page_since, "tickets_page_since", kReads, sql_text::tickets_page_since},
-    {Stmt::tickets_page_customer_since, "tickets_page_customer_since", kReads,
-     sql_text::tickets_page_customer_since},
-    {Stmt::ticket_for_patch, "ticket_for_patch", kReads, sql_text::ticket_for_patch},
-    {Stmt::ticket_update, "ticket_update", kWrites, sql_text::ticket_update},
-    {Stmt::conversation_touch, "conversation_touch", kWrites, sql_text::conversation_touch},
-    {Stmt::message_insert, "message_insert", kWrites, sql_text::message_insert},
-    {Stmt::comments_of_ticket, "comments_of_ticket", kReads, sql_text::comments_of_ticket},
-    {Stmt::comments_page_first, "comments_page_first", kReads, sql_text::comments_page_first},
-    {Stmt::comments_page_after, "comments_page_after", kReads, sql_text::comments_page_after},
-    {Stmt::ticket_customer, "ticket_customer", kReads, sql_text::ticket_customer},
-    {Stmt::human_ticket_reopen, "human_ticket_reopen", kWrites, sql_text::human_ticket_reopen},
-    {Stmt::human_ticket_status_locked, "human_ticket_status_locked", kReads,
-     sql_text::human_ticket_status_locked},
-    {Stmt::survey_conversation, "survey_conversation", kReads, sql_text::survey_conversation},
-    {Stmt::survey_insert, "survey_insert", kWrites, sql_text::survey_insert},
-    {Stmt::survey_day_count_bump, "survey_day_count_bump", kWrites,
-     sql_text::survey_day_count_bump},
-    {Stmt::csat_page_shop, "csat_page_shop", kReads, sql_text::csat_page_shop},
-    {Stmt::csat_page_for_key, "csat_page_for_key", kReads, sql_text::csat_page_for_key},
-    {Stmt::csat_page_brand, "csat_page_brand", kReads, sql_text::csat_page_brand},
-    {Stmt::brand_shop_ids, "brand_shop_ids", kReads, sql_text::brand_shop_ids},
-    {Stmt::csat_stats_shop, "csat_stats_shop", kReads, sql_text::csat_stats_shop},
-    {Stmt::survey_span_bump, "survey_span_bump", kWrites, sql_text::survey_span_bump},
-    {Stmt::csat_filtered_page, "csat_filtered_page", kReads, sql_text::csat_filtered_page},
-    {Stmt::csat_customer_page, "csat_customer_page", kReads, sql_text::csat_customer_page},
-    {Stmt::csat_export_chunk, "csat_export_chunk", kReads, sql_text::csat_export_chunk},
-    {Stmt::csat_export_customer_chunk, "csat_export_customer_chunk", kReads,
-     sql_text::csat_export_customer_chunk},
-    {Stmt::csat_span_counts_by_tag, "csat_span_counts_by_tag", kReads,
-     sql_text::csat_span_counts_by_tag},
-    {Stmt::csat_span_counts_by_channel, "csat_span_counts_by_channel", kReads,
-     sql_text::csat_span_counts_by_channel},
-    {Stmt::csat_span_counts_by_agent, "csat_span_counts_by_agent", kReads,
-     sql_text::csat_span_counts_by_agent},
-    {Stmt::csat_count_rows, "csat_count_rows", kReads, sql_text::csat_count_rows},
-    {Stmt::csat_count_customer_rows, "csat_count_customer_rows", kReads,
-     sql_text::csat_count_customer_rows},
-    {Stmt::brand_insert, "brand_insert", kWrites, sql_text::brand_insert},
-    {Stmt::brand_exists, "brand_exists", kReads, sql_text::brand_exists},
-    {Stmt::shop_insert, "shop_insert", kWrites, sql_text::shop_insert},
-    {Stmt::shop_by_domain, "shop_by_domain", kReads, sql_text::shop_by_domain},
-    {Stmt::shop_soft_delete, "shop_soft_delete", kWrites, sql_text::shop_soft_delete},
-    {Stmt::key_insert, "key_insert", kWrites, sql_text::key_insert},
-    {Stmt::key_by_id, "key_by_id", kReads, sql_text::key_by_id},
-    {Stmt::key_revoke, "key_revoke", kWrites, sql_text::key_revoke},
-    {Stmt::user_insert, "user_insert", kWrites, sql_text::user_insert},
-    {Stmt::idempotency_claim, "idempotency_claim", kWrites, sql_text::idempotency_claim},
-    {Stmt::idempotency_store, "idempotency_store", kWrites, sql_text::idempotency_store},
-    {Stmt::idempotency_answer_for_key, "idempotency_answer_for_key", kReads,
-     sql_text::idempotency_answer_for_key},
-    {Stmt::idempotency_purge, "idempotency_purge", kWrites, sql_text::idempotency_purge},
-    {Stmt::installation_secret, "installation_secret", kReads, sql_text::installation_secret},
-    {Stmt::webhook_event_insert, "webhook_event_insert", kWrites, sql_text::webhook_event_insert},
-    {Stmt::webhook_insert, "webhook_insert", kWrites, sql_text::webhook_insert},
-    {Stmt::shop_webhook_events_refresh, "shop_webhook_events_refresh", kWrites,
-     sql_text::shop_webhook_events_refresh},
-    {Stmt::webhooks_of_shop, "webhooks_of_shop", kReads, sql_text::webhooks_of_shop},
-    {Stmt::webhook_shop, "webhook_shop", kReads, sql_text::webhook_shop},
-    {Stmt::webhook_delete, "webhook_delete", kWrites, sql_text::webhook_delete},
-    {Stmt::webhook_deliveries_page, "webhook_deliveries_page", kReads,
-     sql_text::webhook_deliveries_page},
-    {Stmt::webhook_events_new, "webhook_events_new", kReads, sql_text::webhook_events_new},
-    {Stmt::webhook_fan_out, "webhook_fan_out", kWrites, sql_text::webhook_fan_out},
-    {Stmt::webhook_event_fanned_out, "webhook_event_fanned_out", kWrites,
-     sql_text::webhook_event_fanned_out},
-    {Stmt::webhook_deliveries_due, "webhook_deliveries_due", kReads,
-     sql_text::webhook_deliveries_due},
-    {Stmt::webhook_delivery_detail, "webhook_delivery_detail", kReads,
-     sql_text::webhook_delivery_detail},
-    {Stmt::webhook_delivery_update, "webhook_delivery_update", kWrites,
-     sql_text::webhook_delivery_update},
-    {Stmt::webhook_attempt_insert, "webhook_attempt_insert", kWrites,
-     sql_text::webhook_attempt_insert},
-    {Stmt::webhook_outcome_count_add, "webhook_outcome_count_add", kWrites,
-     sql_text::webhook_outcome_count_add},
-    {Stmt::webhook_deliveries_prune, "webhook_deliveries_prune", kWrites,
-     sql_text::webhook_deliveries_prune},
-    {Stmt::webhook_events_prune, "webhook_events_prune", kWrites, sql_text::webhook_events_prune},
-    {Stmt::webhook_queue_depth, "webhook_queue_depth", kReads, sql_text::webhook_queue_depth},
-    {Stmt::webhook_outcome_counts, "webhook_outcome_counts", kReads,
-     sql_text::webhook_outcome_counts},
-};
-static_assert(std::size(kStatements) == static_cast<std::size_t>(Stmt::count_),
-              "every Stmt needs its SQL in kStatements");
-
-constexpr bool starts_with(const char* text, const char* prefix) {
-    for (; *prefix != '\0'; ++text, ++prefix) {
-        if (*text != *prefix) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// The statement proper of "SET STATEMENT var = value FOR <statement>" (MariaDB: a session
-// variable for one statement), else the text itself.
-constexpr const char* statement_proper(const char* text) {
-    if (!starts_with(text, "SET STATEMENT ")) {
-        return text;
-    }
-    for (const char* p = text; *p != '\0'; ++p) {
-        if (starts_with(p, " FOR ")) {
-            return p + 5;
-        }
-    }
-    return text;
-}
-
-// A statement marked kReads that wrote would let a request be run twice after a lost connection.
-constexpr bool write_flags_match_sql() {
-    for (const StatementSpec& entry : kStatements) {
-        const char* text = statement_proper(entry.sql);
-        bool changes_data = starts_with(text, "INSERT") || starts_with(text, "UPDATE") ||
-                            starts_with(text, "DELETE") || starts_with(text, "REPLACE");
-        if (entry.writes != changes_data || (!changes_data && !starts_with(text, "SELECT"))) {
-            return false;
-        }
-    }
-    return true;
-}
-static_assert(write_flags_match_sql(),
-              "kStatements: mark INSERT/UPDATE/DELETE kWrites and SELECT kReads");
-
-const StatementSpec& spec(Stmt id) {
-    return kStatements[static_cast<std::size_t>(id)];
-}
-
-}  // namespace
-
-Db::Db(DbSettings settings) : settings_(std::move(settings)) {
-    for (std::size_t i = 0; i < std::size(kStatements); ++i) {
-        if (static_cast<std::size_t>(kStatements[i].id) != i) {
-            throw std::logic_error("kStatements is out of order");
-        }
-    }
-}
+Db::Db(DbSettings settings) : settings_(std::move(settings)) {}
 
 Db::~Db() {
     disconnect();
 }
 
 const char* Db::name(Stmt id) {
-    return spec(id).name;
+    return statement_spec(id).name;
 }
 
 bool Db::writes(Stmt id) {
-    return spec(id).writes;
+    return statement_spec(id).writes;
 }
 
 void Db::sending(Stmt id) {
-    const StatementSpec& s = spec(id);
+    const StatementSpec& s = statement_spec(id);
     ledger_.sending(s.name, s.writes);
 }
 
@@ -430,18 +249,18 @@ sql::Connection& Db::connection() {
 sql::PreparedStatement& Db::statement(Stmt id) {
     auto& slot = statements_[static_cast<std::size_t>(id)];
     if (!slot) {
-        slot.reset(connection().prepareStatement(spec(id).sql));
+        slot.reset(connection().prepareStatement(statement_spec(id).sql));
     }
     return *slot;
 }
 
 void Db::prepare_all() {
     // Prepared only, not run: the ledger sees nothing sent.
-    for (const StatementSpec& s : kStatements) {
+    for (std::size_t i = 0; i < kStatementCount; ++i) {
         try {
-            statement(s.id);
+            statement(static_cast<Stmt>(i));
         } catch (const sql::SQLException& e) {
-            failed(e, s.name, ledger_.mark());
+            failed(e, kStatements[i].name, ledger_.mark());
         }
     }
 }

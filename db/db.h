@@ -1,8 +1,8 @@
 // The worker's one database connection and its prepared statements (RAII throughout).
 //
-// Every SQL statement the service runs is listed once in the Stmt enum and the table in
-// db.cpp; each is prepared at most once per connection and reused for every request. A lost
-// connection surfaces as DbUnavailable; the request boundary (api/dispatch.cpp) reconnects and
+// Every SQL statement the service runs is declared once, in its resource's list (Stmt,
+// db/statements.h); each is prepared at most once per connection and reused for every request. A
+// lost connection surfaces as DbUnavailable; the request boundary (api/dispatch.cpp) reconnects and
 // runs the request again only while the WriteLedger says nothing of it can have been committed.
 #pragma once
 
@@ -20,104 +20,9 @@
 
 #include "common/db_settings.h"
 #include "common/scoreboard.h"
+#include "db/statements.h"
 
 namespace supportcrm {
-
-enum class Stmt {
-    ping,
-    // auth
-    shop_by_key_hash,
-    // customers
-    customer_insert,
-    customer_by_id,
-    customer_by_email_key,
-    customer_by_phone_key,
-    customers_page,
-    customers_page_email,
-    customers_page_phone,
-    customers_page_storefront,
-    customer_update,
-    // tickets
-    customer_exists,
-    user_exists,
-    conversation_insert,
-    human_ticket_insert,
-    ticket_detail,
-    tickets_page,
-    tickets_page_customer,
-    tickets_page_since,
-    tickets_page_customer_since,
-    ticket_for_patch,
-    ticket_update,
-    // comments
-    conversation_touch,
-    message_insert,
-    comments_of_ticket,
-    comments_page_first,
-    comments_page_after,
-    ticket_customer,
-    human_ticket_reopen,
-    human_ticket_status_locked,
-    // csat
-    survey_conversation,
-    survey_insert,
-    survey_day_count_bump,
-    csat_page_shop,
-    csat_page_for_key,
-    csat_page_brand,
-    brand_shop_ids,
-    csat_stats_shop,
-    // csat: E4 analytics and export
-    survey_span_bump,
-    csat_filtered_page,
-    csat_customer_page,
-    csat_export_chunk,
-    csat_export_customer_chunk,
-    csat_span_counts_by_tag,
-    csat_span_counts_by_channel,
-    csat_span_counts_by_agent,
-    csat_count_rows,
-    csat_count_customer_rows,
-    // admin
-    brand_insert,
-    brand_exists,
-    shop_insert,
-    shop_by_domain,
-    shop_soft_delete,
-    key_insert,
-    key_by_id,
-    key_revoke,
-    user_insert,
-    // Idempotency-Key
-    idempotency_claim,
-    idempotency_store,
-    idempotency_answer_for_key,
-    idempotency_purge,
-    // installation
-    installation_secret,
-    // webhooks (extensions.md §E5): the API's outbox row, the operator's, the deliverer's
-    webhook_event_insert,
-    webhook_insert,
-    shop_webhook_events_refresh,
-    webhooks_of_shop,
-    webhook_shop,
-    webhook_delete,
-    webhook_deliveries_page,
-    webhook_events_new,
-    webhook_fan_out,
-    webhook_event_fanned_out,
-    webhook_deliveries_due,
-    webhook_delivery_detail,
-    webhook_delivery_update,
-    webhook_attempt_insert,
-    webhook_outcome_count_add,
-    webhook_deliveries_prune,
-    webhook_events_prune,
-    // GET /metrics
-    webhook_queue_depth,
-    webhook_outcome_counts,
-    count_  // not a statement: the number of them
-};
 
 // The database cannot be reached, or the connection was lost mid-request: answer 503.
 struct DbUnavailable : std::runtime_error {
@@ -184,7 +89,7 @@ class WriteLedger {
         transaction_wrote_ = false;
     }
 
-    // Statement `name` is about to be sent; `writes` as marked in the statement table.
+    // Statement `name` is about to be sent; `writes` as its SQL text says (db/statements.h).
     void sending(const char* name, bool writes) {
         if (!writes) {
             return;

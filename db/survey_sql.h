@@ -61,101 +61,103 @@ namespace supportcrm {
 #define SUPPORTCRM_BRAND_SHOPS "SELECT id FROM shops WHERE brand_id = ? AND deleted_at IS NULL"
 
 namespace sql_text {
-
-inline constexpr char survey_conversation[] =
-    "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS ", c.channel, c.assigned_to FROM conversations c "
-    "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?";
-inline constexpr char survey_insert[] =
-    "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "
-    "graph_nodes, node_ids, channel, assigned_to, created_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
-// The new survey's row in each span of survey_span_counts (sql/005): one statement, the row's
-// own columns, the same arithmetic as the migration's backfill.
-inline constexpr char survey_span_bump[] =
-    "INSERT INTO survey_span_counts "
-    "(shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5) "
-    "SELECT s.shop_id, l.span, "
-    "TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV l.span * l.span, "
-    "r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)), "
-    "s.mark = 1, s.mark = 2, s.mark = 3, s.mark = 4, s.mark = 5 FROM surveys s "
-    "JOIN (" SUPPORTCRM_CSAT_SPANS ") l JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 "
-    "UNION ALL SELECT 2 UNION ALL SELECT 3) r WHERE s.id = ? "
-    "ON DUPLICATE KEY UPDATE c1 = c1 + VALUES(c1), c2 = c2 + VALUES(c2), "
-    "c3 = c3 + VALUES(c3), c4 = c4 + VALUES(c4), c5 = c5 + VALUES(c5)";
-inline constexpr char survey_day_count_bump[] =
-    "INSERT INTO survey_daily_counts (shop_id, day, mark, count) VALUES (?, ?, ?, 1) "
-    "ON DUPLICATE KEY UPDATE count = count + 1";
-// The page: a backward range scan of ix_surveys_shop_created, stopping after the page; the
-// index is forced (docs/performance.md, "The statements' shapes").
-inline constexpr char csat_page_shop[] =
-    "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_shop_created) "
-    "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "
-    "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "
-    "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?";
-// Shop scope in one statement, so in one snapshot without a transaction: the page, one survey
-// per row, then the window's counts per mark (SUPPORTCRM_DAY_COUNTS, SUPPORTCRM_RAW_COUNTS:
-// evaluated once, the key's shop is a constant table), then the key's shop. No rows (an
-// unknown key, an empty window, a page past the end): the caller resolves the key and falls
-// back to csat_page_shop + csat_stats_shop (docs/performance.md, "The statements' shapes").
-inline constexpr char csat_page_for_key[] =
-    "SELECT " SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS
-    ", " SUPPORTCRM_RAW_COUNTS ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES
-    " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "
-    "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "
-    "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH
-    " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?";
-// Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are
-// sorted as a whole.
-inline constexpr char csat_page_brand[] =
-    "SELECT " SUPPORTCRM_SURVEY_COLUMNS
-    " FROM (SELECT id FROM surveys WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS
-    ") AND created_at BETWEEN ? AND ? "
-    "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) p " SUPPORTCRM_SURVEY_JOINS
-    " ORDER BY s.created_at DESC, s.id DESC";
-inline constexpr char brand_shop_ids[] = SUPPORTCRM_BRAND_SHOPS " ORDER BY id";
-// Stats: whole days from the per-day counts, plus the raw rows of the partial first day
-// (a startDate with a time of day); the caller passes empty ranges for parts not needed.
-inline constexpr char csat_stats_shop[] =
-    "SELECT mark, SUM(n) FROM ("
-    "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id = ? AND day BETWEEN ? AND ? "
-    "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "
-    "AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark";
-
-// ---- E4 (extensions.md): filtered pages, counts from survey_span_counts, the export.
-// Pages: the window's range of ix_surveys_shop_created (or of the customer's surveys) read
-// backwards, the filters checked on the way.
-inline constexpr char csat_filtered_page[] =
-    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")
-    "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ?" SUPPORTCRM_SURVEY_FILTER
-    "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?";
-inline constexpr char csat_customer_page[] =
-    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")
-    "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at BETWEEN ? AND ?"
-    SUPPORTCRM_SURVEY_FILTER "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?";
-// The export's chunks: the next rows after the keyset cursor (created_at, id), newest first.
-inline constexpr char csat_export_chunk[] =
-    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")
-    "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "
-    "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER
-    "ORDER BY s.created_at DESC, s.id DESC LIMIT ?";
-inline constexpr char csat_export_customer_chunk[] =
-    "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")
-    "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "
-    "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER
-    "ORDER BY s.created_at DESC, s.id DESC LIMIT ?";
-inline constexpr char csat_span_counts_by_tag[] = SUPPORTCRM_SPAN_COUNTS("j.tag");
-inline constexpr char csat_span_counts_by_channel[] = SUPPORTCRM_SPAN_COUNTS("c.channel");
-inline constexpr char csat_span_counts_by_agent[] = SUPPORTCRM_SPAN_COUNTS("c.agent");
-// Surveys counted one by one: the parts of a window off the quarter-hour grid (at most 15
-// minutes each), and a customer's surveys.
-inline constexpr char csat_count_rows[] =
-    "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "
-    "FROM surveys s FORCE INDEX (ix_surveys_shop_created) "
-    "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?";
-inline constexpr char csat_count_customer_rows[] =
-    "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "
-    "FROM surveys s FORCE INDEX (ix_surveys_customer) "
-    "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?";
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_SURVEY_STATEMENTS(S)                                                            \
+    S(survey_conversation,                                                                         \
+      "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS ", c.channel, c.assigned_to FROM conversations c " \
+      "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")               \
+    S(survey_insert,                                                                               \
+      "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "    \
+      "graph_nodes, node_ids, channel, assigned_to, created_at) "                                  \
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                                     \
+    /* The new survey's row in each span of survey_span_counts (sql/005): one statement, the row's */ \
+    /* own columns, the same arithmetic as the migration's backfill. */                            \
+    S(survey_span_bump,                                                                            \
+      "INSERT INTO survey_span_counts "                                                            \
+      "(shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5) "                        \
+      "SELECT s.shop_id, l.span, "                                                                 \
+      "TIMESTAMPDIFF(MINUTE, '1000-01-01 00:00:00', s.created_at) DIV l.span * l.span, "           \
+      "r.rollup, IF(r.rollup & 1, '', s.channel), IF(r.rollup & 2, 0, COALESCE(s.assigned_to, 0)), " \
+      "s.mark = 1, s.mark = 2, s.mark = 3, s.mark = 4, s.mark = 5 FROM surveys s "                 \
+      "JOIN (" SUPPORTCRM_CSAT_SPANS ") l JOIN (SELECT 0 AS rollup UNION ALL SELECT 1 "            \
+      "UNION ALL SELECT 2 UNION ALL SELECT 3) r WHERE s.id = ? "                                   \
+      "ON DUPLICATE KEY UPDATE c1 = c1 + VALUES(c1), c2 = c2 + VALUES(c2), "                       \
+      "c3 = c3 + VALUES(c3), c4 = c4 + VALUES(c4), c5 = c5 + VALUES(c5)")                          \
+    S(survey_day_count_bump,                                                                       \
+      "INSERT INTO survey_daily_counts (shop_id, day, mark, count) VALUES (?, ?, ?, 1) "           \
+      "ON DUPLICATE KEY UPDATE count = count + 1")                                                 \
+    /* The page: a backward range scan of ix_surveys_shop_created, stopping after the page; the */ \
+    /* index is forced (docs/performance.md, "The statements' shapes"). */                         \
+    S(csat_page_shop,                                                                              \
+      "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_shop_created) " \
+      "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "             \
+      "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "                                      \
+      "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                    \
+    /* Shop scope in one statement, so in one snapshot without a transaction: the page, one survey */ \
+    /* per row, then the window's counts per mark (SUPPORTCRM_DAY_COUNTS, SUPPORTCRM_RAW_COUNTS: */ \
+    /* evaluated once, the key's shop is a constant table), then the key's shop. No rows (an */    \
+    /* unknown key, an empty window, a page past the end): the caller resolves the key and falls */ \
+    /* back to csat_page_shop + csat_stats_shop (docs/performance.md, "The statements' shapes"). */ \
+    S(csat_page_for_key,                                                                           \
+      "SELECT " SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS                   \
+      ", " SUPPORTCRM_RAW_COUNTS ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES        \
+      " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "                                     \
+      "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "                                     \
+      "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH                     \
+      " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                   \
+    /* Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are */   \
+    /* sorted as a whole. */                                                                       \
+    S(csat_page_brand,                                                                             \
+      "SELECT " SUPPORTCRM_SURVEY_COLUMNS                                                          \
+      " FROM (SELECT id FROM surveys WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS                    \
+      ") AND created_at BETWEEN ? AND ? "                                                          \
+      "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) p " SUPPORTCRM_SURVEY_JOINS             \
+      " ORDER BY s.created_at DESC, s.id DESC")                                                    \
+    S(brand_shop_ids, SUPPORTCRM_BRAND_SHOPS " ORDER BY id")                                       \
+    /* Stats: whole days from the per-day counts, plus the raw rows of the partial first day */    \
+    /* (a startDate with a time of day); the caller passes empty ranges for parts not needed. */   \
+    S(csat_stats_shop,                                                                             \
+      "SELECT mark, SUM(n) FROM ("                                                                 \
+      "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id = ? AND day BETWEEN ? AND ? " \
+      "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "                            \
+      "AND created_at BETWEEN ? AND ? GROUP BY mark) t GROUP BY mark")                             \
+    /* ---- E4 (extensions.md): filtered pages, counts from survey_span_counts, the export. */     \
+    /* Pages: the window's range of ix_surveys_shop_created (or of the customer's surveys) read */ \
+    /* backwards, the filters checked on the way. */                                               \
+    S(csat_filtered_page,                                                                          \
+      "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")      \
+      "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ?" SUPPORTCRM_SURVEY_FILTER              \
+      "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                    \
+    S(csat_customer_page,                                                                          \
+      "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")          \
+      "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at BETWEEN ? AND ?"                 \
+      SUPPORTCRM_SURVEY_FILTER "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")           \
+    /* The export's chunks: the next rows after the keyset cursor (created_at, id), newest first. */ \
+    S(csat_export_chunk,                                                                           \
+      "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")      \
+      "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "                           \
+      "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER         \
+      "ORDER BY s.created_at DESC, s.id DESC LIMIT ?")                                             \
+    S(csat_export_customer_chunk,                                                                  \
+      "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")          \
+      "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "     \
+      "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER         \
+      "ORDER BY s.created_at DESC, s.id DESC LIMIT ?")                                             \
+    S(csat_span_counts_by_tag, SUPPORTCRM_SPAN_COUNTS("j.tag"))                                    \
+    S(csat_span_counts_by_channel, SUPPORTCRM_SPAN_COUNTS("c.channel"))                            \
+    S(csat_span_counts_by_agent, SUPPORTCRM_SPAN_COUNTS("c.agent"))                                \
+    /* Surveys counted one by one: the parts of a window off the quarter-hour grid (at most 15 */  \
+    /* minutes each), and a customer's surveys. */                                                 \
+    S(csat_count_rows,                                                                             \
+      "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "            \
+      "FROM surveys s FORCE INDEX (ix_surveys_shop_created) "                                      \
+      "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?")                            \
+    S(csat_count_customer_rows,                                                                    \
+      "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "            \
+      "FROM surveys s FORCE INDEX (ix_surveys_customer) "                                          \
+      "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?")
+SUPPORTCRM_SURVEY_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
 
@@ -167,32 +169,29 @@ inline constexpr unsigned kCsatSpans[] = {1440, 60, 15};
 
 // Offsets into SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS.
 namespace survey_customer_col {
-enum : unsigned { id, email, name, phone, count_ };
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS, name);
 }
+constexpr unsigned id = at("id"), email = at("email"), name = at("full_name"),
+                   phone = at("phone_number");
+}  // namespace survey_customer_col
 constexpr unsigned kSurveyCustomerColumns = count_columns(SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS);
-static_assert(survey_customer_col::count_ == kSurveyCustomerColumns,
-              "survey_customer_col names every column of SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS");
 
 // Offsets into SUPPORTCRM_SURVEY_COLUMNS_WITH(domain); `customer` is where the run of
 // SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS starts.
 namespace survey_col {
-enum : unsigned {
-    id,
-    mark,
-    comment,
-    graph_nodes,
-    node_ids,
-    message_id,
-    created_at,
-    shop_domain,
-    conversation_id,
-    customer,
-    count_ = customer + kSurveyCustomerColumns
-};
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_SURVEY_COLUMNS, name);
+}
+constexpr unsigned id = at("s.id"), mark = at("mark"), comment = at("comment"),
+                   graph_nodes = at("graph_nodes"), node_ids = at("node_ids"),
+                   message_id = at("message_id"), created_at = at("created_at"),
+                   shop_domain = at("domain"), conversation_id = at("conversation_id"),
+                   customer = at("cu.id");
 }  // namespace survey_col
 constexpr unsigned kSurveyColumns = count_columns(SUPPORTCRM_SURVEY_COLUMNS);
-static_assert(survey_col::count_ == kSurveyColumns,
-              "survey_col names every column of SUPPORTCRM_SURVEY_COLUMNS_WITH");
+static_assert(survey_col::customer + kSurveyCustomerColumns == kSurveyColumns,
+              "the survey's customer is the last run of SUPPORTCRM_SURVEY_COLUMNS_WITH");
 
 namespace layout {
 namespace survey_conversation {

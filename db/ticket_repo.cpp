@@ -186,24 +186,25 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
         if (!rs->next()) {
             return found;
         }
-        using namespace layout::ticket_for_patch;
-        found.key = read_keyed_shop(*rs, key);
+        namespace col = layout::ticket_for_patch;
+        namespace ht = layout::ticket_detail;  // the ht_* offsets into the HumanTicket's run
+        found.key = read_keyed_shop(*rs, col::key);
         TicketForPatch& row = found.value.emplace();
         FullTicket& t = row.ticket;
         t.id = rs->getUInt64(layout::tickets_page::id);
         read_created_ticket(*rs, t.ticket);
-        if (!rs->isNull(ht_id)) {
+        if (!rs->isNull(col::human_ticket[ht::ht_id])) {
             HumanTicketState& h = t.human_ticket.emplace();
-            h.id = rs->getUInt64(ht_id);
-            h.status = rs->getString(ht_status);
-            h.opened_at = rs->getInt64(ht_opened_at);
-            if (!rs->isNull(ht_closed_at)) {
-                h.closed_at = rs->getInt64(ht_closed_at);
+            h.id = rs->getUInt64(col::human_ticket[ht::ht_id]);
+            h.status = rs->getString(col::human_ticket[ht::ht_status]);
+            h.opened_at = rs->getInt64(col::human_ticket[ht::ht_opened_at]);
+            if (!rs->isNull(col::human_ticket[ht::ht_closed_at])) {
+                h.closed_at = rs->getInt64(col::human_ticket[ht::ht_closed_at]);
             }
         }
-        t.updated_at = rs->getInt64(updated_at);
-        t.version = rs->getUInt64(version);
-        row.user_found = rs->getInt64(user_found) > 0;
+        t.updated_at = rs->getInt64(col::updated_at);
+        t.version = rs->getUInt64(col::version);
+        row.user_found = rs->getInt64(col::user_found) > 0;
         return found;
     });
 }

@@ -9,6 +9,7 @@
 #include "common/time_util.h"
 #include "db/auth_repo.h"
 #include "db/db.h"
+#include "db/rows.h"
 
 namespace supportcrm {
 
@@ -49,11 +50,6 @@ struct TicketFilter {
 // first.
 std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& filter,
                                          std::uint64_t before_id, std::uint64_t rows);
-
-struct PersonRow {  // the Customer or User object of a response
-    std::uint64_t id = 0;
-    std::optional<std::string> email, first_name, last_name, full_name, phone_number, storefront_id;
-};
 
 struct HumanTicketRow {
     std::uint64_t id = 0;

@@ -7,7 +7,7 @@
 
 #include "db/auth_sql.h"
 #include "db/columns.h"
-#include "db/ticket_repo.h"
+#include "db/rows.h"
 
 namespace supportcrm {
 
@@ -17,33 +17,12 @@ namespace supportcrm {
 #define SUPPORTCRM_PERSON_COLUMNS(t) \
     t ".id, " t ".email, " t ".first_name, " t ".last_name, " t ".full_name"
 #define SUPPORTCRM_CONTACT_COLUMNS(t) t ".phone_number, " t ".storefront_id"
+// A ticket's human_tickets row h (HumanTicketRow).
+#define SUPPORTCRM_HUMAN_TICKET_COLUMNS \
+    "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at")
 
 namespace sql_text {
 
-inline constexpr char customer_exists[] = "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?";
-inline constexpr char user_exists[] = "SELECT 1 FROM users WHERE id = ? AND shop_id = ?";
-inline constexpr char conversation_insert[] =
-    "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, "
-    "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "
-    "unread_chat_count, tags, language_code, via, created_at, updated_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
-inline constexpr char human_ticket_insert[] =
-    "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "
-    "RETURNING id";
-// Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes").
-// No row: resolve the key, then 404.
-inline constexpr char ticket_detail[] =
-    "SELECT c.id, c.channel, c.name, "
-    SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "
-    SUPPORTCRM_PERSON_COLUMNS("u") ", "
-    "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at") ", "
-    "c.version, " SUPPORTCRM_KEY_COLUMNS
-    " FROM " SUPPORTCRM_KEY_TABLES
-    " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "
-    "JOIN customers cu ON cu.id = c.customer_id "
-    "LEFT JOIN users u ON u.id = c.assigned_to "
-    "LEFT JOIN human_tickets h ON h.conversation_id = c.id "
-    "WHERE " SUPPORTCRM_KEY_MATCH;
 // GET /api/v1/tickets: a page of the shop's tickets in the create shape, newest first, after
 // the cursor's id (the first page binds UINT64_MAX); limit + 1 rows tell whether one follows.
 // One statement per combination of filters, so that each uses its index (sql/003):
@@ -53,39 +32,67 @@ inline constexpr char ticket_detail[] =
     SUPPORTCRM_MILLIS("t.date") ", t.last_message, " SUPPORTCRM_MILLIS("t.last_message_time") \
     ", t.contact_reason, t.assigned_to, t.is_opened_ticket, t.unread_chat_count, t.tags, "   \
     "t.language_code, t.via"
+// The full shape (extensions.md E8): the create shape, the HumanTicket, updatedAt, the version.
+#define SUPPORTCRM_FULL_TICKET_COLUMNS                                                      \
+    SUPPORTCRM_TICKET_COLUMNS ", " SUPPORTCRM_HUMAN_TICKET_COLUMNS ", "                    \
+    SUPPORTCRM_MILLIS("t.updated_at") ", t.version"
 #define SUPPORTCRM_TICKET_PAGE(filter)                                                           \
     "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? " filter \
     " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
-inline constexpr char tickets_page[] = SUPPORTCRM_TICKET_PAGE("");
-inline constexpr char tickets_page_customer[] = SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?");
-inline constexpr char tickets_page_since[] =
-    SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?");
-inline constexpr char tickets_page_customer_since[] =
-    SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?");
-// PATCH /api/v1/tickets/{id} (extensions.md §E8). The read: the ticket in the full shape with
-// its version and the key's shop, and whether the body's assigned_to (bound first; NULL when
-// not given) is a user of the shop, in one round trip; no row as for ticket_detail. Not a
-// locking read: the write below checks the version itself.
-#define SUPPORTCRM_FULL_TICKET_COLUMNS                                                          \
-    SUPPORTCRM_TICKET_COLUMNS ", h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", "      \
-    SUPPORTCRM_MILLIS("h.closed_at") ", " SUPPORTCRM_MILLIS("t.updated_at") ", t.version"
-inline constexpr char ticket_for_patch[] =
-    "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "
-    "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "
-    SUPPORTCRM_KEY_COLUMNS
-    " FROM " SUPPORTCRM_KEY_TABLES
-    " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "
-    "LEFT JOIN human_tickets h ON h.conversation_id = t.id "
-    "WHERE " SUPPORTCRM_KEY_MATCH;
-// The write, and the version check that makes it atomic: it matches no row once another change
-// has taken the version the read saw. The HumanTicket, when there is one, changes in the same
-// statement (the LEFT JOIN leaves a missing one alone).
-inline constexpr char ticket_update[] =
-    "UPDATE conversations t LEFT JOIN human_tickets h ON h.conversation_id = t.id "
-    "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, "
-    "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "
-    "t.version = t.version + 1, h.status = ?, h.closed_at = ? "
-    "WHERE t.id = ? AND t.version = ?";
+
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_TICKET_STATEMENTS(S)                                                            \
+    S(customer_exists, "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?")                     \
+    S(user_exists, "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
+    S(conversation_insert,                                                                         \
+      "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
+      "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
+      "unread_chat_count, tags, language_code, via, created_at, updated_at) "                      \
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                \
+    S(human_ticket_insert,                                                                         \
+      "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "      \
+      "RETURNING id")                                                                              \
+    /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
+    /* No row: resolve the key, then 404. */                                                       \
+    S(ticket_detail,                                                                               \
+      "SELECT c.id, c.channel, c.name, "                                                           \
+      SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                   \
+      SUPPORTCRM_PERSON_COLUMNS("u") ", "                                                          \
+      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, "                                             \
+      SUPPORTCRM_KEY_COLUMNS                                                                       \
+      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
+      " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                   \
+      "JOIN customers cu ON cu.id = c.customer_id "                                                \
+      "LEFT JOIN users u ON u.id = c.assigned_to "                                                 \
+      "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
+      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
+    S(tickets_page, SUPPORTCRM_TICKET_PAGE(""))                                                    \
+    S(tickets_page_customer, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
+    S(tickets_page_since, SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
+    S(tickets_page_customer_since, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?")) \
+    /* PATCH /api/v1/tickets/{id} (extensions.md E8). The read: the ticket in the full shape */   \
+    /* with its version and the key's shop, and whether the body's assigned_to (bound first; */   \
+    /* NULL when not given) is a user of the shop, in one round trip; no row as for */            \
+    /* ticket_detail. Not a locking read: the write checks the version itself. */                 \
+    S(ticket_for_patch,                                                                            \
+      "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                \
+      "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "                \
+      SUPPORTCRM_KEY_COLUMNS                                                                       \
+      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
+      " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                   \
+      "LEFT JOIN human_tickets h ON h.conversation_id = t.id "                                     \
+      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
+    /* The write, and the version check that makes it atomic: it matches no row once another */   \
+    /* change has taken the version the read saw. The HumanTicket, when there is one, changes */  \
+    /* in the same statement (the LEFT JOIN leaves a missing one alone). */                       \
+    S(ticket_update,                                                                               \
+      "UPDATE conversations t LEFT JOIN human_tickets h ON h.conversation_id = t.id "              \
+      "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, " \
+      "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "                        \
+      "t.version = t.version + 1, h.status = ?, h.closed_at = ? "                                  \
+      "WHERE t.id = ? AND t.version = ?")
+SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
 
@@ -93,14 +100,19 @@ inline constexpr char ticket_update[] =
 
 // Offsets into SUPPORTCRM_PERSON_COLUMNS, then SUPPORTCRM_CONTACT_COLUMNS.
 namespace person_col {
-enum : unsigned { id, email, first_name, last_name, full_name, phone_number, storefront_id };
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_PERSON_COLUMNS("t") ", " SUPPORTCRM_CONTACT_COLUMNS("t"), name);
 }
+constexpr unsigned id = at("id"), email = at("email"), first_name = at("first_name"),
+                   last_name = at("last_name"), full_name = at("full_name"),
+                   phone_number = at("phone_number"), storefront_id = at("storefront_id");
+}  // namespace person_col
 constexpr unsigned kPersonColumns = count_columns(SUPPORTCRM_PERSON_COLUMNS("t"));
 constexpr unsigned kPersonWithContactColumns =
     kPersonColumns + count_columns(SUPPORTCRM_CONTACT_COLUMNS("t"));
-static_assert(person_col::phone_number == kPersonColumns &&
-                  person_col::storefront_id + 1 == kPersonWithContactColumns,
-              "person_col names every column of SUPPORTCRM_PERSON/CONTACT_COLUMNS");
+static_assert(person_col::phone_number >= kPersonColumns &&
+                  person_col::storefront_id >= kPersonColumns,
+              "a person without contact reads only SUPPORTCRM_PERSON_COLUMNS");
 
 // A run of SUPPORTCRM_PERSON_COLUMNS (kPersonColumns long), or of those and
 // SUPPORTCRM_CONTACT_COLUMNS (kPersonWithContactColumns long).
@@ -112,51 +124,43 @@ constexpr ColumnRun ticket{1, 3};  // c.id, c.channel, c.name
 constexpr unsigned id = ticket[0], channel = ticket[1], name = ticket[2];
 constexpr ColumnRun customer = ticket.then(kPersonWithContactColumns);
 constexpr ColumnRun user = customer.then(kPersonColumns);
-enum : unsigned { ht_id, ht_status, ht_opened_at, ht_closed_at, ht_count_ };  // h.id, …
-constexpr ColumnRun human_ticket = user.then(ht_count_);
-constexpr unsigned version = human_ticket.next();
+// Offsets into SUPPORTCRM_HUMAN_TICKET_COLUMNS.
+constexpr unsigned ht_id = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "id"),
+                   ht_status = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "status"),
+                   ht_opened_at = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "opened_at"),
+                   ht_closed_at = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "closed_at");
+constexpr ColumnRun human_ticket = user.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
+constexpr unsigned version = human_ticket.next();  // what the ETag names (extensions.md E8)
 constexpr ColumnRun key{version + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::ticket_detail));
 }  // namespace ticket_detail
 namespace tickets_page {  // and its filtered variants
-enum : unsigned {
-    id = 1,
-    customer_id,
-    channel,
-    name,
-    thread_id,
-    email_used,
-    date,
-    last_message,
-    last_message_time,
-    contact_reason,
-    assigned_to,
-    is_opened_ticket,
-    unread_chat_count,
-    tags,
-    language_code,
-    via,
-};
-static_assert(via == count_columns(SUPPORTCRM_TICKET_COLUMNS),
-              "tickets_page names every column of SUPPORTCRM_TICKET_COLUMNS");
-static_assert(via == result_columns(sql_text::tickets_page));
-static_assert(via == result_columns(sql_text::tickets_page_customer));
-static_assert(via == result_columns(sql_text::tickets_page_since));
-static_assert(via == result_columns(sql_text::tickets_page_customer_since));
+// 1-based: the row is SUPPORTCRM_TICKET_COLUMNS.
+constexpr unsigned at(std::string_view name) {
+    return 1 + column_of(SUPPORTCRM_TICKET_COLUMNS, name);
+}
+constexpr unsigned id = at("id"), customer_id = at("customer_id"), channel = at("channel"),
+                   name = at("name"), thread_id = at("thread_id"), email_used = at("email_used"),
+                   date = at("date"), last_message = at("last_message"),
+                   last_message_time = at("last_message_time"),
+                   contact_reason = at("contact_reason"), assigned_to = at("assigned_to"),
+                   is_opened_ticket = at("is_opened_ticket"),
+                   unread_chat_count = at("unread_chat_count"), tags = at("tags"),
+                   language_code = at("language_code"), via = at("via");
+constexpr unsigned kColumns = count_columns(SUPPORTCRM_TICKET_COLUMNS);
+static_assert(kColumns == result_columns(sql_text::tickets_page));
+static_assert(kColumns == result_columns(sql_text::tickets_page_customer));
+static_assert(kColumns == result_columns(sql_text::tickets_page_since));
+static_assert(kColumns == result_columns(sql_text::tickets_page_customer_since));
 }  // namespace tickets_page
 namespace ticket_for_patch {
-// The run of SUPPORTCRM_FULL_TICKET_COLUMNS: the create shape (tickets_page's names), then:
-enum : unsigned {
-    ht_id = tickets_page::via + 1,
-    ht_status,
-    ht_opened_at,
-    ht_closed_at,
-    updated_at,
-    version,
-    user_found,
-};
-static_assert(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS),
-              "ticket_for_patch names every column of SUPPORTCRM_FULL_TICKET_COLUMNS");
+// The create shape (tickets_page's offsets), the HumanTicket (ticket_detail's ht_* offsets),
+// updatedAt, version, whether the user exists, the key.
+constexpr ColumnRun ticket{1, tickets_page::kColumns};
+constexpr ColumnRun human_ticket = ticket.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
+constexpr unsigned updated_at = human_ticket.next(), version = updated_at + 1,
+                   user_found = version + 1;
+static_assert(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS));
 constexpr ColumnRun key{user_found + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::ticket_for_patch));
 }  // namespace ticket_for_patch

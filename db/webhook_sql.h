@@ -9,92 +9,89 @@ namespace supportcrm {
 // clang-format off
 
 namespace sql_text {
-
-// The API's one webhook statement: an event in the outbox, inside the create's transaction,
-// sent only when the shop's webhook_events bit for it is set (customers: a trigger, sql/006).
-inline constexpr char webhook_event_insert[] =
-    "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "
-    "VALUES (?, ?, ?, ?, ?)";
-
-// supportcrm-admin webhook ...
-inline constexpr char webhook_insert[] =
-    "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "
-    "RETURNING id";
-// The shop's union of filters, recomputed in the transaction that adds or deletes a webhook
-// (the shop row is locked by it, so two such transactions on one shop are ordered).
-inline constexpr char shop_webhook_events_refresh[] =
-    "UPDATE shops SET webhook_events = "
-    "(SELECT COALESCE(BIT_OR(w.events), 0) FROM webhooks w WHERE w.shop_id = ?) WHERE id = ?";
-inline constexpr char webhooks_of_shop[] =
-    "SELECT id, url, events, " SUPPORTCRM_MILLIS("created_at")
-    " FROM webhooks WHERE shop_id = ? ORDER BY id";
-inline constexpr char webhook_shop[] = "SELECT shop_id FROM webhooks WHERE id = ?";
-inline constexpr char webhook_delete[] = "DELETE FROM webhooks WHERE id = ?";
-// Newest first: events are numbered in commit order (near enough: by insert).
-inline constexpr char webhook_deliveries_page[] =
-    "SELECT d.event_id, e.type, d.attempts, d.status, d.last_status_code, "
-    SUPPORTCRM_MILLIS("d.next_attempt_at")
-    " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id "
-    "WHERE d.webhook_id = ? ORDER BY d.event_id DESC LIMIT ?";
-
-// supportcrm-webhooks: fan-out of new events to the webhooks that want them and existed when
-// the event happened, then the claim of due deliveries. Both claims skip the rows another
-// deliverer holds, so deliverers on several hosts share the work and never send one attempt
-// twice at once.
-inline constexpr char webhook_events_new[] =
-    "SELECT id FROM webhook_events WHERE fanned_out = 0 ORDER BY id LIMIT ? "
-    "FOR UPDATE SKIP LOCKED";
-inline constexpr char webhook_fan_out[] =
-    "INSERT IGNORE INTO webhook_deliveries (webhook_id, event_id, next_attempt_at) "
-    "SELECT w.id, e.id, UTC_TIMESTAMP(3) FROM webhook_events e "
-    "JOIN webhooks w ON w.shop_id = e.shop_id AND (w.events & e.type) <> 0 "
-    "AND w.created_at <= e.created_at WHERE e.id = ?";
-inline constexpr char webhook_event_fanned_out[] =
-    "UPDATE webhook_events SET fanned_out = 1 WHERE id = ?";
-// Only webhook_deliveries rows are locked (FOR UPDATE locks every table of a join: the shop
-// row would block the shop's API writes for as long as a receiver takes).
-inline constexpr char webhook_deliveries_due[] =
-    "SELECT webhook_id, event_id, attempts FROM webhook_deliveries "
-    "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3) "
-    "ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
-inline constexpr char webhook_delivery_detail[] =
-    "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain, "
-    "e.changes "
-    "FROM webhook_events e JOIN webhooks w ON w.id = ? JOIN shops s ON s.id = e.shop_id "
-    "WHERE e.id = ?";
-inline constexpr char webhook_delivery_update[] =
-    "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, "
-    "last_status_code = ? WHERE webhook_id = ? AND event_id = ?";
-inline constexpr char webhook_attempt_insert[] =
-    "INSERT INTO webhook_attempts (webhook_id, event_id, attempted_at, status_code, error, "
-    "duration_ms) VALUES (?, ?, ?, ?, ?, ?)";
-// A round's outcomes, added just before its COMMIT: the counter row stays locked only from
-// here to the COMMIT, so deliverers on several hosts hardly ever wait for each other.
-inline constexpr char webhook_outcome_count_add[] =
-    "INSERT INTO webhook_outcome_counts (outcome, attempts) VALUES (?, ?) "
-    "ON DUPLICATE KEY UPDATE attempts = attempts + VALUES(attempts)";
-
-// Retention (webhook-retention-days), in small autocommit batches. A finished delivery's
-// next_attempt_at is the time it finished (ix_webhook_deliveries_due); its attempts go with it
-// (ON DELETE CASCADE). An event goes once it has no delivery left; a pending delivery keeps its
-// event. Lock waits are cut short: retention can wait for the next round.
-inline constexpr char webhook_deliveries_prune[] =
-    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
-    "DELETE FROM webhook_deliveries WHERE status IN (1, 2) AND next_attempt_at < ? LIMIT ?";
-inline constexpr char webhook_events_prune[] =
-    "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "
-    "DELETE FROM webhook_events WHERE created_at < ? AND fanned_out = 1 AND NOT EXISTS "
-    "(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id) "
-    "ORDER BY created_at LIMIT ?";
-
-// GET /metrics (extensions.md §E6), at scrape time only. Both counts are index-only range
-// scans (ix_webhook_deliveries_due, ix_webhook_events_pending) over the backlog, nothing else.
-inline constexpr char webhook_queue_depth[] =
-    "SELECT (SELECT COUNT(*) FROM webhook_deliveries "
-    "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3)) + "
-    "(SELECT COUNT(*) FROM webhook_events WHERE fanned_out = 0)";
-inline constexpr char webhook_outcome_counts[] =
-    "SELECT outcome, attempts FROM webhook_outcome_counts";
+// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
+#define SUPPORTCRM_WEBHOOK_STATEMENTS(S)                                                           \
+    /* The API's one webhook statement: an event in the outbox, inside the create's transaction, */ \
+    /* sent only when the shop's webhook_events bit for it is set (customers: a trigger, sql/006). */ \
+    S(webhook_event_insert,                                                                        \
+      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
+      "VALUES (?, ?, ?, ?, ?)")                                                                    \
+    /* supportcrm-admin webhook ... */                                                             \
+    S(webhook_insert,                                                                              \
+      "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "    \
+      "RETURNING id")                                                                              \
+    /* The shop's union of filters, recomputed in the transaction that adds or deletes a webhook */ \
+    /* (the shop row is locked by it, so two such transactions on one shop are ordered). */        \
+    S(shop_webhook_events_refresh,                                                                 \
+      "UPDATE shops SET webhook_events = "                                                         \
+      "(SELECT COALESCE(BIT_OR(w.events), 0) FROM webhooks w WHERE w.shop_id = ?) WHERE id = ?")   \
+    S(webhooks_of_shop,                                                                            \
+      "SELECT id, url, events, " SUPPORTCRM_MILLIS("created_at")                                   \
+      " FROM webhooks WHERE shop_id = ? ORDER BY id")                                              \
+    S(webhook_shop, "SELECT shop_id FROM webhooks WHERE id = ?")                                   \
+    S(webhook_delete, "DELETE FROM webhooks WHERE id = ?")                                         \
+    /* Newest first: events are numbered in commit order (near enough: by insert). */              \
+    S(webhook_deliveries_page,                                                                     \
+      "SELECT d.event_id, e.type, d.attempts, d.status, d.last_status_code, "                      \
+      SUPPORTCRM_MILLIS("d.next_attempt_at")                                                       \
+      " FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id "                     \
+      "WHERE d.webhook_id = ? ORDER BY d.event_id DESC LIMIT ?")                                   \
+    /* supportcrm-webhooks: fan-out of new events to the webhooks that want them and existed when */ \
+    /* the event happened, then the claim of due deliveries. Both claims skip the rows another */  \
+    /* deliverer holds, so deliverers on several hosts share the work and never send one attempt */ \
+    /* twice at once. */                                                                           \
+    S(webhook_events_new,                                                                          \
+      "SELECT id FROM webhook_events WHERE fanned_out = 0 ORDER BY id LIMIT ? "                    \
+      "FOR UPDATE SKIP LOCKED")                                                                    \
+    S(webhook_fan_out,                                                                             \
+      "INSERT IGNORE INTO webhook_deliveries (webhook_id, event_id, next_attempt_at) "             \
+      "SELECT w.id, e.id, UTC_TIMESTAMP(3) FROM webhook_events e "                                 \
+      "JOIN webhooks w ON w.shop_id = e.shop_id AND (w.events & e.type) <> 0 "                     \
+      "AND w.created_at <= e.created_at WHERE e.id = ?")                                           \
+    S(webhook_event_fanned_out, "UPDATE webhook_events SET fanned_out = 1 WHERE id = ?")           \
+    /* Only webhook_deliveries rows are locked (FOR UPDATE locks every table of a join: the shop */ \
+    /* row would block the shop's API writes for as long as a receiver takes). */                  \
+    S(webhook_deliveries_due,                                                                      \
+      "SELECT webhook_id, event_id, attempts FROM webhook_deliveries "                             \
+      "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3) "                                  \
+      "ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED")                                   \
+    S(webhook_delivery_detail,                                                                     \
+      "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain, " \
+      "e.changes "                                                                                 \
+      "FROM webhook_events e JOIN webhooks w ON w.id = ? JOIN shops s ON s.id = e.shop_id "        \
+      "WHERE e.id = ?")                                                                            \
+    S(webhook_delivery_update,                                                                     \
+      "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, "   \
+      "last_status_code = ? WHERE webhook_id = ? AND event_id = ?")                                \
+    S(webhook_attempt_insert,                                                                      \
+      "INSERT INTO webhook_attempts (webhook_id, event_id, attempted_at, status_code, error, "     \
+      "duration_ms) VALUES (?, ?, ?, ?, ?, ?)")                                                    \
+    /* A round's outcomes, added just before its COMMIT: the counter row stays locked only from */ \
+    /* here to the COMMIT, so deliverers on several hosts hardly ever wait for each other. */      \
+    S(webhook_outcome_count_add,                                                                   \
+      "INSERT INTO webhook_outcome_counts (outcome, attempts) VALUES (?, ?) "                      \
+      "ON DUPLICATE KEY UPDATE attempts = attempts + VALUES(attempts)")                            \
+    /* Retention (webhook-retention-days), in small autocommit batches. A finished delivery's */   \
+    /* next_attempt_at is the time it finished (ix_webhook_deliveries_due); its attempts go with it */ \
+    /* (ON DELETE CASCADE). An event goes once it has no delivery left; a pending delivery keeps its */ \
+    /* event. Lock waits are cut short: retention can wait for the next round. */                  \
+    S(webhook_deliveries_prune,                                                                    \
+      "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
+      "DELETE FROM webhook_deliveries WHERE status IN (1, 2) AND next_attempt_at < ? LIMIT ?")     \
+    S(webhook_events_prune,                                                                        \
+      "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
+      "DELETE FROM webhook_events WHERE created_at < ? AND fanned_out = 1 AND NOT EXISTS "         \
+      "(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id) "                 \
+      "ORDER BY created_at LIMIT ?")                                                               \
+    /* GET /metrics (extensions.md §E6), at scrape time only. Both counts are index-only range */  \
+    /* scans (ix_webhook_deliveries_due, ix_webhook_events_pending) over the backlog, nothing else. */ \
+    S(webhook_queue_depth,                                                                         \
+      "SELECT (SELECT COUNT(*) FROM webhook_deliveries "                                           \
+      "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3)) + "                               \
+      "(SELECT COUNT(*) FROM webhook_events WHERE fanned_out = 0)")                                \
+    S(webhook_outcome_counts, "SELECT outcome, attempts FROM webhook_outcome_counts")
+SUPPORTCRM_WEBHOOK_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
 

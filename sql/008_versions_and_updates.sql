@@ -17,7 +17,10 @@ SET c.updated_at = GREATEST(c.created_at,
                             COALESCE((SELECT MAX(m.created_at) FROM messages m
                                       WHERE m.conversation_id = c.id), c.created_at))
 WHERE c.updated_at IS NULL;
-ALTER TABLE conversations MODIFY COLUMN updated_at DATETIME(3) NOT NULL;
+-- The default is for rows written by other means than the service (which sets it): operator
+-- scripts, test fixtures.
+ALTER TABLE conversations MODIFY COLUMN updated_at DATETIME(3) NOT NULL
+    DEFAULT CURRENT_TIMESTAMP(3);
 
 -- ticket.updated and customer.updated carry "changes" beside "data" (NULL for other types).
 ALTER TABLE webhook_events ADD COLUMN IF NOT EXISTS changes MEDIUMTEXT NULL;
