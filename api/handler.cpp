@@ -40,6 +40,7 @@ std::optional<Response> not_modified(const Request& request, const std::string& 
     }
     Response r;
     r.status = 304;
+    r.content_type = nullptr;
     r.headers.emplace_back("ETag", tag);
     return r;
 }

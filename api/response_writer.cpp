@@ -44,7 +44,9 @@ std::string render_head(const Response& response, std::string_view request_id) {
     head.reserve(192);
     head.append("Status: ").append(std::to_string(response.status)).append(" ");
     head.append(reason_phrase(response.status)).append("\r\n");
-    head.append("Content-Type: ").append(response.content_type).append("\r\n");
+    if (response.content_type != nullptr) {
+        head.append("Content-Type: ").append(response.content_type).append("\r\n");
+    }
     if (!response.stream) {
         head.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n");
     }

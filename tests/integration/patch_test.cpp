@@ -180,7 +180,6 @@ TEST(TicketPatch, BadBodiesAre400AndWriteNothing) {
         EXPECT_TRUE(it::is_error(r, 400, "validation_failed", c.message)) << c.body;
     }
     EXPECT_TRUE(it::is_error(patch(ticket_path(id), w.shop, "[1]"), 400, "invalid_body"));
-    EXPECT_TRUE(it::is_error(patch(ticket_path(id), w.shop, "{\"name\":01}"), 400, "invalid_json"));
     it::Headers text = {{"x-api-key", w.shop.key}, {"Content-Type", "text/plain"}};
     EXPECT_TRUE(it::is_error(it::http("PATCH", ticket_path(id), text, "{}"), 415,
                              "unsupported_media_type"));
@@ -195,11 +194,7 @@ TEST(TicketPatch, BadBodiesAre400AndWriteNothing) {
 TEST(TicketPatch, OrderOfChecks) {
     World w = it::tickets::make_world();
     const std::string id = it::tickets::create_ticket_id(w);
-    // key before everything, path id before body, body before existence
-    EXPECT_TRUE(it::is_error(
-        it::http("PATCH", ticket_path(id), {{"Content-Type", "application/json"}}, "{"), 401,
-        "missing_api_key"));
-    EXPECT_TRUE(it::is_error(patch("/api/v1/tickets/x1", w.shop, "{"), 400, "invalid_id"));
+    // body before existence
     EXPECT_TRUE(it::is_error(patch(ticket_path("999999999999"), w.shop, R"({"zz":1})"), 400,
                              "validation_failed"));
     EXPECT_TRUE(it::is_error(patch(ticket_path("999999999999"), w.shop, "{}"), 404,
@@ -215,8 +210,21 @@ TEST(TicketPatch, OrderOfChecks) {
     EXPECT_TRUE(it::is_error(patch(ticket_path(id), w.shop, R"({"HumanTicketStatus":"CLOSED"})",
                                    {{"If-Match", "\"stale\""}}),
                              412, "precondition_failed"));
-    // a malformed If-Match is 400 before the body
+}
+
+// Bodies that are not JSON (Prism, in the OpenAPI check run, answers them itself: left out there).
+TEST(TicketPatch, MalformedBodiesKeyPathIdAndIfMatchComeInOrder) {
+    World w = it::tickets::make_world();
+    const std::string id = it::tickets::create_ticket_id(w);
+    EXPECT_TRUE(it::is_error(patch(ticket_path(id), w.shop, "{\"name\":01}"), 400, "invalid_json"));
+    // key before everything, path id before body, a malformed If-Match before the body
+    EXPECT_TRUE(it::is_error(
+        it::http("PATCH", ticket_path(id), {{"Content-Type", "application/json"}}, "{"), 401,
+        "missing_api_key"));
+    EXPECT_TRUE(it::is_error(patch("/api/v1/tickets/x1", w.shop, "{"), 400, "invalid_id"));
     EXPECT_TRUE(it::is_error(patch(ticket_path(id), w.shop, "{", {{"If-Match", "stale"}}), 400,
+                             "invalid_if_match", "Invalid If-Match"));
+    EXPECT_TRUE(it::is_error(patch(ticket_path(id), w.shop, "{}", {{"If-Match", "W/"}}), 400,
                              "invalid_if_match", "Invalid If-Match"));
 }
 
@@ -583,17 +591,11 @@ TEST(CustomerPatch, TwoPatchesWithTheSameIfMatchExactlyOneWins) {
     }
 }
 
-TEST(CustomerPatch, IfNoneMatchAndTheEvent) {
+TEST(CustomerPatch, TheEventCarriesTheChangesAndComesOnlyWithAChange) {
     World w = it::tickets::make_world();
     subscribe_to_updates(w.shop);
     const std::string path = customer_path(w.customer_id);
     const std::string tag = etag_of(it::get(path, w.shop));
-    it::Headers h = it::key_header(w.shop);
-    h.emplace_back("If-None-Match", tag);
-    it::HttpResponse not_modified = it::http_any_body("GET", path, h);
-    EXPECT_EQ(not_modified.status, 304);
-    EXPECT_EQ(not_modified.header("ETag").value_or(""), tag);
-
     patch(path, w.shop, R"({"first_name":"Ann"})");  // unchanged: no event
     EXPECT_EQ(count_events(w.shop.id, kCustomerUpdated), 0);
     it::HttpResponse r = patch(path, w.shop, R"({"first_name":"Bea"})");
@@ -604,5 +606,21 @@ TEST(CustomerPatch, IfNoneMatchAndTheEvent) {
     EXPECT_EQ(
         it::to_json(event["changes"]),
         R"({"first_name":{"from":"Ann","to":"Bea"},"full_name":{"from":"Ann Lee","to":"Bea Lee"}})");
-    EXPECT_EQ(it::http("GET", path, h).status, 200);  // the tag changed
+    EXPECT_EQ(etag_of(it::get(path, w.shop)), etag_of(r));
+}
+
+// 304 (Prism, in the OpenAPI check run, cannot relay an answer without a body: left out there).
+TEST(CustomerPatch, IfNoneMatchAnswers304UntilTheTagChanges) {
+    World w = it::tickets::make_world();
+    const std::string path = customer_path(w.customer_id);
+    const std::string tag = etag_of(it::get(path, w.shop));
+    it::Headers h = it::key_header(w.shop);
+    h.emplace_back("If-None-Match", "W/" + tag);
+    it::HttpResponse not_modified = it::http_any_body("GET", path, h);
+    EXPECT_EQ(not_modified.status, 304);
+    EXPECT_EQ(not_modified.header("ETag").value_or(""), tag);
+    EXPECT_EQ(not_modified.body, "");
+    EXPECT_FALSE(not_modified.header("Content-Type"));
+    ASSERT_TRUE(it::is_success(patch(path, w.shop, R"({"last_name":"Moved"})"), 200));
+    EXPECT_TRUE(it::is_success(it::http("GET", path, h), 200));  // the tag changed
 }
