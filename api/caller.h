@@ -1,7 +1,7 @@
 // Who is calling: the request's API key, resolved to its shop at most once per request.
 //
 // The hot operations resolve the key inside their own statement — the key and shop tables are
-// joined into it (SUPPORTCRM_KEY_* in db/db.cpp), one round trip instead of two — and hand the
+// joined into it (SUPPORTCRM_KEY_* in db/auth_sql.h), one round trip instead of two — and hand the
 // key columns of its row to learn(). Everything else goes through resolve(), which runs the
 // key's own statement unless a statement has already settled the key. Either way a request gets
 // the same answer in the contract's order: 401 for an unknown or revoked key, 404 for a deleted

@@ -27,9 +27,8 @@ Response run_handler(const RouteMatch& match, HandlerContext& ctx) {
     return match.handler(ctx);
 }
 
-Outcome dispatch(Request& request, Db& db, std::size_t max_body_bytes, Router route) {
+Outcome dispatch(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes) {
     Outcome out;
-    RouteMatch match = route(request.method, request.path);
     if (match.kind == RouteMatch::Kind::not_found) {
         out.response = errors::route_not_found();
         return out;
@@ -126,7 +125,7 @@ std::chrono::microseconds rollback_jitter(int rerun) {
 
 }  // namespace
 
-Outcome respond(Request& request, Db& db, std::size_t max_body_bytes, Router route) {
+Outcome respond(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes) {
     // The one exception boundary of a request: every failure becomes the contract's error
     // body plus one log line; no exception reaches the worker loop. Whether a failed request
     // runs again is rerun::next()'s decision alone.
@@ -139,7 +138,7 @@ Outcome respond(Request& request, Db& db, std::size_t max_body_bytes, Router rou
             if (!db.connected() && !reconnect(db)) {
                 return {errors::unavailable(), std::nullopt};
             }
-            return dispatch(request, db, max_body_bytes, route);
+            return dispatch(request, db, match, max_body_bytes);
         } catch (const DbUnavailable& e) {
             db.disconnect();
             failure = rerun::Failure::connection_lost;

@@ -20,6 +20,8 @@ struct Outcome {
 // Never throws. A request that failed on the database runs again only while nothing of it can
 // have been committed (rerun::next(): once after a lost connection, twice after a deadlock);
 // otherwise, and when that fails too, the answer is 503.
-Outcome respond(Request& request, Db& db, std::size_t max_body_bytes, Router route);
+// `match` is the route of the request (handlers/router.h's route(), looked up by the caller,
+// which also needs its label).
+Outcome respond(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes);
 
 }  // namespace supportcrm

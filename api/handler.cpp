@@ -1,8 +1,10 @@
 #include "api/handler.h"
 
 #include "api/api_error.h"
+#include "common/json_writer.h"
 #include "common/strict_json.h"
 #include "common/text.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm {
 
@@ -47,6 +49,43 @@ std::optional<Response> not_modified(const Request& request, const std::string& 
 
 void lost_version_race(const char* what) {
     throw DbError(std::string(what) + ": running the request again", kErLockDeadlock);
+}
+
+namespace {
+
+Checked<const Shop*> settled(const Caller& caller, const Shop* shop) {
+    Checked<const Shop*> out;
+    out.value = shop;
+    if (shop == nullptr) {
+        out.error = caller.error();
+    }
+    return out;
+}
+
+}  // namespace
+
+Checked<const Shop*> keyed(HandlerContext& ctx, const std::optional<Shop>& key) {
+    return settled(ctx.caller, ctx.caller.learn(key));
+}
+
+Checked<const Shop*> keyed(HandlerContext& ctx) {
+    return settled(ctx.caller, ctx.caller.resolve(ctx.db));
+}
+
+Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,
+                 std::string_view name, const std::string& object) {
+    const Shop& shop = ctx.caller.shop();
+    if (shop_wants_event(shop.webhook_events, event.type)) {
+        record_event(ctx.db, shop.id, event.type,
+                     event.data != nullptr ? event.data(object, ctx) : object, event.at);
+    }
+    tx.commit();
+    Response r;
+    r.status = 201;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key(name).raw(object);
+    w.end_object();
+    return r;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "api/etag.h"
 #include "api/request.h"
 #include "api/response.h"
+#include "common/time_util.h"
 #include "db/db.h"
 
 namespace supportcrm {
@@ -57,6 +58,29 @@ std::optional<Response> not_modified(const Request& request, const std::string& 
 // the request boundary runs the request again. Only after a write the server refused, so that
 // nothing of the request is durable.
 [[noreturn]] void lost_version_race(const char* what);
+
+// The key rule (api/caller.h) as a handler applies it: the key's live shop, or the key's own
+// error to answer with (401 invalid_api_key, 404 shop_not_found). `key`: what a keyed
+// statement found of the key (its key columns, or the shop a keyed write succeeded for);
+// nullopt only from a statement that returns the key's row whenever the key exists.
+Checked<const Shop*> keyed(HandlerContext& ctx, const std::optional<Shop>& key);
+// The same when no statement of the handler has settled the key: runs the key's own statement
+// unless the key is settled already.
+Checked<const Shop*> keyed(HandlerContext& ctx);
+
+// What a create writes besides its row: the event of extensions.md §E5 (when a webhook of the
+// shop wants `type`), with `data` as its payload (nullptr: the created object itself).
+struct CreatedEvent {
+    unsigned type;
+    timeutil::Millis at;
+    std::string (*data)(const std::string& object, const HandlerContext& ctx) = nullptr;
+};
+
+// The common ending of a create, in the one right order: the event row (inside tx), COMMIT,
+// then 201 {"success":true,"<name>":<object>}. The shop is the caller's (settled by keyed()
+// or before the handler ran).
+Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,
+                 std::string_view name, const std::string& object);
 
 // Handlers, one file each.
 Response create_customer(HandlerContext& ctx);

@@ -1,6 +1,6 @@
 // What the route table answers for a method and a path. The table itself names the handlers,
-// so it lives with them (handlers/router.cpp); dispatch receives it as a Router value and never
-// includes a layer above its own.
+// so it lives with them (handlers/router.cpp); the front (fcgi/worker.cpp) looks the route up
+// and hands dispatch the match as a value, so dispatch never includes a layer above its own.
 #pragma once
 
 #include <string>
@@ -26,7 +26,5 @@ struct RouteMatch {
     // matches; 0 when none does.
     std::size_t label = 0;
 };
-
-using Router = RouteMatch (*)(std::string_view method, std::string_view path);
 
 }  // namespace supportcrm

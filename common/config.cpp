@@ -9,6 +9,7 @@
 #include <boost/lexical_cast.hpp>
 #include <cerrno>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <type_traits>
@@ -45,115 +46,6 @@ std::string octal(unsigned mode) {
     std::ostringstream out;
     out << '0' << std::oct << mode;
     return out.str();
-}
-
-// THE key list: name, type (that of the default given) and help of every key. Defaults are
-// read from a default-constructed Config, so they are written nowhere but config.h and
-// db_settings.h; load_config below reads each key back into the member it came from.
-KeyList declare_keys() {
-    const Config d;
-    KeyList keys;
-    keys.add("listen", d.listen, "FastCGI listen address: a unix socket path, or host:port");
-    keys.add("listen-owner", d.listen_owner,
-             "owner (user name) of a unix listen socket the server binds; empty: its own user");
-    keys.add("listen-group", d.listen_group,
-             "group of a unix listen socket the server binds (e.g. www-data); empty: its own");
-    keys.add("listen-mode", octal(d.listen_mode), "permissions (octal) of a unix listen socket");
-    keys.add("listen-backlog", d.listen_backlog, "listen(2) backlog");
-    keys.add("workers", d.workers, "worker processes; 0 = number of CPUs");
-    keys.add("shutdown-timeout", d.shutdown_timeout,
-             "seconds in-flight requests get to finish on stop before workers are killed");
-    keys.add("ready-timeout", d.ready_timeout,
-             "seconds new workers get to connect to the database: then a start fails (exit 1) "
-             "and a reload is abandoned (the old workers keep serving)");
-    keys.add("slowlog-threshold", d.slowlog_threshold,
-             "milliseconds: a request slower than this is logged once, with its request id, "
-             "route and the time of each SQL statement it ran; 0 = off");
-    keys.add("request-terminate-timeout", d.request_terminate_timeout,
-             "seconds: the master kills a worker busy on one request longer than this and "
-             "starts another (the client gets 503); 0 = off");
-    keys.add("db-host", d.db.host, "MariaDB host (unused when db-socket is set)");
-    keys.add("db-port", d.db.port, "MariaDB TCP port");
-    keys.add("db-socket", d.db.socket, "MariaDB unix socket path");
-    keys.add("db-hosts", std::string(),
-             "host:port,host:port,...: servers of one Galera cluster, tried in this order on "
-             "every connect (instead of db-host and db-port; not with db-socket)");
-    keys.add("db-name", d.db.name, "database name");
-    keys.add("db-user", d.db.user, "database user");
-    keys.add("db-password", d.db.password,
-             "database password (prefer db-password-file: command lines are visible to all); "
-             "given on the command line, it wins over db-password-file");
-    keys.add("db-password-file", d.db_password_file,
-             "file whose first line is the database password");
-    keys.add("max-body-bytes", d.max_body_bytes,
-             "request bodies larger than this are answered 413");
-    keys.add("log-level", std::string(log::level_key(d.log_level)),
-             "debug, info, warning or error");
-    keys.add("migrations-dir", d.migrations_dir, "directory of the NNN_name.sql migrations");
-    keys.add("webhook-allow-private", d.webhooks.allow_private,
-             "supportcrm-webhooks delivers to loopback, private and link-local addresses too "
-             "(tests and development only)");
-    keys.add("webhook-poll-ms", d.webhooks.poll_ms,
-             "milliseconds supportcrm-webhooks waits before looking again when it found no work");
-    keys.add("webhook-batch", d.webhooks.batch, "deliveries supportcrm-webhooks claims at a time");
-    keys.add("webhook-retry-first-ms", d.webhooks.retry_first_ms,
-             "milliseconds before the first retry of a failed delivery; each retry waits twice "
-             "as long as the one before (with jitter)");
-    keys.add("webhook-retry-max-ms", d.webhooks.retry_max_ms,
-             "the longest wait, in milliseconds, between two attempts of a delivery");
-    keys.add("webhook-retry-for", d.webhooks.retry_for,
-             "seconds after its event when a delivery that still fails is marked failed");
-    keys.add("webhook-retention-days", d.webhooks.retention_days,
-             "days supportcrm-webhooks keeps finished deliveries, their attempts and their "
-             "events before deleting them; at least the retry window (webhook-retry-for)");
-    return keys;
-}
-
-}  // namespace
-
-po::options_description config_options() {
-    return declare_keys().options_;
-}
-
-po::options_description daemon_command_line(const std::string& program) {
-    po::options_description general(program + " [options]");
-    // clang-format off
-    general.add_options()
-        ("help,h", "show this help and exit")
-        ("version", "print the version and exit")
-        ("config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
-            "config file (INI)")
-        ("test-config,t", "check the configuration, print a summary and exit");
-    // clang-format on
-    general.add(config_options());
-    return general;
-}
-
-std::vector<ConfigKey> config_keys() {
-    return declare_keys().rows_;
-}
-
-namespace {
-
-po::variables_map merge_config_file(const po::variables_map& command_line, std::string& file) {
-    po::variables_map vm = command_line;
-    bool named = command_line.count("config") && !command_line["config"].defaulted();
-    file = command_line.count("config") ? command_line["config"].as<std::string>()
-                                        : std::string(SUPPORTCRM_CONFIG_FILE);
-    std::ifstream in(file);
-    if (!in) {
-        const int err = errno;
-        throw ConfigError("config: cannot read " + file + ": " + log::errno_as_user(err) +
-                          (named ? "" : "; install it or name another with --config FILE"));
-    }
-    try {
-        // Unknown keys are errors (allow_unregistered = false): a typo must not be ignored.
-        po::store(po::parse_config_file(in, config_options(), false), vm);
-    } catch (const po::error& e) {
-        throw ConfigError("config " + file + ": " + e.what());
-    }
-    po::notify(vm);
-    return vm;
 }
 
 unsigned parse_mode(const std::string& text) {
@@ -256,6 +148,11 @@ uid_t user_id(const std::string& name) {
     return entry->pw_uid;
 }
 
+unsigned cpu_count() {
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? static_cast<unsigned>(cpus) : 1;
+}
+
 gid_t group_id(const std::string& name) {
     if (name.empty()) {
         return static_cast<gid_t>(-1);
@@ -265,6 +162,255 @@ gid_t group_id(const std::string& name) {
         throw ConfigError("listen-group: no such group '" + name + "'");
     }
     return entry->gr_gid;
+}
+
+void require(bool ok, const std::string& message) {
+    if (!ok) {
+        throw ConfigError(message);
+    }
+}
+
+// One row of the key table, as nginx's ngx_command_t: the key's name and help, `declare` (its
+// type and default: those of the Config member's initialiser in config.h or db_settings.h) and
+// `read` (the value read, checked — a ConfigError names the key — into the Config).
+struct Key {
+    const char* name;
+    const char* help;
+    void (*declare)(KeyList& keys, const Key& key);
+    void (*read)(Config& c, const po::variables_map& vm, const Key& key);
+};
+
+// clang-format off
+// A key that is the Config member `m` itself; the statement `...` checks `v`, the value read.
+#define SUPPORTCRM_KEY(key_name, m, key_help, ...)                                                     \
+    Key{key_name, key_help,                                                                 \
+        [](KeyList& keys, const Key& k) { keys.add(k.name, Config{}.m, k.help); },            \
+        [](Config& c, const po::variables_map& vm, const Key& k) {                            \
+            const auto& v = vm[k.name].as<std::remove_cvref_t<decltype(c.m)>>();              \
+            __VA_ARGS__;                                                                      \
+            c.m = v;                                                                          \
+        }}
+// A key spelt as a `Value` (listen-mode's "0660"), `default_value` that of the member it
+// fills; the statement `...` stores `v`, the value read, converted and checked.
+#define SUPPORTCRM_KEY_AS(Value, key_name, default_value, key_help, ...)                                \
+    Key{key_name, key_help,                                                                     \
+        [](KeyList& keys, const Key& k) { keys.add(k.name, Value(default_value), k.help); },    \
+        [](Config& c, const po::variables_map& vm, const Key& k) {                              \
+            const Value& v = vm[k.name].as<Value>();                                            \
+            __VA_ARGS__;                                                                        \
+        }}
+// clang-format on
+
+// THE key table: each key once, with its name, default, help and check, in --help's and the
+// documentation's order. The checks between keys follow in check_together.
+const Key kKeys[] = {
+    SUPPORTCRM_KEY("listen", listen, "FastCGI listen address: a unix socket path, or host:port",
+                   check_listen(v)),
+    SUPPORTCRM_KEY(
+        "listen-owner", listen_owner,
+        "owner (user name) of a unix listen socket the server binds; empty: its own user",
+        c.listen_uid = user_id(v)),
+    SUPPORTCRM_KEY("listen-group", listen_group,
+                   "group of a unix listen socket the server binds (e.g. www-data); empty: its own",
+                   c.listen_gid = group_id(v)),
+    SUPPORTCRM_KEY_AS(std::string, "listen-mode", octal(Config{}.listen_mode),
+                      "permissions (octal) of a unix listen socket", c.listen_mode = parse_mode(v)),
+    SUPPORTCRM_KEY("listen-backlog", listen_backlog, "listen(2) backlog",
+                   require(v >= 1, "listen-backlog: must be at least 1")),
+    SUPPORTCRM_KEY_AS(unsigned, "workers", Config{}.workers, "worker processes; 0 = number of CPUs",
+                      c.workers = v == 0 ? cpu_count() : v;
+                      require(c.workers <= 1024, "workers: at most 1024")),
+    SUPPORTCRM_KEY("shutdown-timeout", shutdown_timeout,
+                   "seconds in-flight requests get to finish on stop before workers are killed"),
+    SUPPORTCRM_KEY("ready-timeout", ready_timeout,
+                   "seconds new workers get to connect to the database: then a start fails (exit "
+                   "1) and a reload is abandoned (the old workers keep serving)",
+                   require(v != 0, "ready-timeout: must be at least 1")),
+    // (A negative value is out of range too: Boost reads "-5" into an unsigned as 2^32 - 5.)
+    SUPPORTCRM_KEY(
+        "slowlog-threshold", slowlog_threshold,
+        "milliseconds: a request slower than this is logged once, with its request id, "
+        "route and the time of each SQL statement it ran; 0 = off",
+        require(v <= 3'600'000, "slowlog-threshold: must be between 0 and 3600000 (milliseconds)")),
+    SUPPORTCRM_KEY(
+        "request-terminate-timeout", request_terminate_timeout,
+        "seconds: the master kills a worker busy on one request longer than this and "
+        "starts another (the client gets 503); 0 = off",
+        require(v <= 86'400, "request-terminate-timeout: must be between 0 and 86400 (seconds)")),
+    SUPPORTCRM_KEY("db-host", db.host, "MariaDB host (unused when db-socket is set)"),
+    SUPPORTCRM_KEY("db-port", db.port, "MariaDB TCP port",
+                   require(v != 0 && v <= 65535, "db-port: must be between 1 and 65535")),
+    SUPPORTCRM_KEY("db-socket", db.socket, "MariaDB unix socket path"),
+    SUPPORTCRM_KEY_AS(std::string, "db-hosts", "",
+                      "host:port,host:port,...: servers of one Galera cluster, tried in this "
+                      "order on every connect (instead of db-host and db-port; not with db-socket)",
+                      c.db.hosts = parse_db_hosts(v)),
+    SUPPORTCRM_KEY("db-name", db.name, "database name"),
+    SUPPORTCRM_KEY("db-user", db.user, "database user"),
+    SUPPORTCRM_KEY("db-password", db.password,
+                   "database password (prefer db-password-file: command lines are visible to "
+                   "all); given on the command line, it wins over db-password-file"),
+    SUPPORTCRM_KEY("db-password-file", db_password_file,
+                   "file whose first line is the database password"),
+    SUPPORTCRM_KEY("max-body-bytes", max_body_bytes,
+                   "request bodies larger than this are answered 413",
+                   require(v != 0, "max-body-bytes: must be at least 1")),
+    SUPPORTCRM_KEY_AS(std::string, "log-level", log::level_key(Config{}.log_level),
+                      "debug, info, warning or error",
+                      require(log::parse_level(v, c.log_level),
+                              "log-level: expected debug, info, warning or error")),
+    SUPPORTCRM_KEY("migrations-dir", migrations_dir, "directory of the NNN_name.sql migrations"),
+    SUPPORTCRM_KEY("webhook-allow-private", webhooks.allow_private,
+                   "supportcrm-webhooks delivers to loopback, private and link-local addresses "
+                   "too (tests and development only)"),
+    SUPPORTCRM_KEY("webhook-poll-ms", webhooks.poll_ms,
+                   "milliseconds supportcrm-webhooks waits before looking again when it found "
+                   "no work"),
+    SUPPORTCRM_KEY("webhook-batch", webhooks.batch,
+                   "deliveries supportcrm-webhooks claims at a time"),
+    SUPPORTCRM_KEY("webhook-retry-first-ms", webhooks.retry_first_ms,
+                   "milliseconds before the first retry of a failed delivery; each retry waits "
+                   "twice as long as the one before (with jitter)"),
+    SUPPORTCRM_KEY("webhook-retry-max-ms", webhooks.retry_max_ms,
+                   "the longest wait, in milliseconds, between two attempts of a delivery"),
+    SUPPORTCRM_KEY("webhook-retry-for", webhooks.retry_for,
+                   "seconds after its event when a delivery that still fails is marked failed"),
+    SUPPORTCRM_KEY("webhook-retention-days", webhooks.retention_days,
+                   "days supportcrm-webhooks keeps finished deliveries, their attempts and their "
+                   "events before deleting them; at least the retry window (webhook-retry-for)"),
+};
+
+// The checks that involve more than one key, after every key was read.
+void check_together(Config& c, const po::variables_map& command_line) {
+    if (c.request_terminate_timeout != 0 && c.slowlog_threshold != 0 &&
+        c.slowlog_threshold >= c.request_terminate_timeout * 1000U) {
+        throw ConfigError(
+            "slowlog-threshold: must be below request-terminate-timeout (in milliseconds: " +
+            std::to_string(c.request_terminate_timeout * 1000U) +
+            "), or a slow request is killed before it is logged");
+    }
+    require(c.db.hosts.empty() || c.db.socket.empty(),
+            "db-hosts and db-socket: set one of them, not both");
+    require(!c.db.name.empty() && !c.db.user.empty(), "db-name and db-user must not be empty");
+    // A password typed on the command line is the operator's override of this run.
+    const bool password_flag =
+        command_line.count("db-password") && !command_line["db-password"].defaulted();
+    if (!c.db_password_file.empty() && !password_flag) {
+        c.db.password = read_password_file(c.db_password_file);
+    }
+    const WebhookSettings& w = c.webhooks;
+    if (w.poll_ms == 0 || w.batch == 0 || w.retry_first_ms == 0 ||
+        w.retry_max_ms < w.retry_first_ms) {
+        throw ConfigError(
+            "webhook-poll-ms, webhook-batch and webhook-retry-first-ms must be at least 1, "
+            "webhook-retry-max-ms at least webhook-retry-first-ms");
+    }
+    // A pending delivery keeps its event whatever its age, but its attempts' history would be
+    // cut short if finished ones went before a retry window is over: keep at least one window.
+    if (w.retention_days == 0 || std::uint64_t{w.retention_days} * 86400 < w.retry_for) {
+        throw ConfigError(
+            "webhook-retention-days: must be at least 1 and cover webhook-retry-for (" +
+            std::to_string(w.retry_for) + " s)");
+    }
+}
+
+KeyList declare_keys() {
+    KeyList keys;
+    for (const Key& k : kKeys) {
+        k.declare(keys, k);
+    }
+    return keys;
+}
+
+}  // namespace
+
+po::options_description config_options() {
+    return declare_keys().options_;
+}
+
+po::options_description daemon_command_line(const std::string& program) {
+    po::options_description general(program + " [options]");
+    // clang-format off
+    general.add_options()
+        ("help,h", "show this help and exit")
+        ("version", "print the version and exit")
+        ("config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
+            "config file (INI)")
+        ("test-config,t", "check the configuration, print a summary and exit");
+    // clang-format on
+    general.add(config_options());
+    return general;
+}
+
+std::vector<ConfigKey> config_keys() {
+    return declare_keys().rows_;
+}
+
+namespace {
+
+// The keys of one config file. Unknown keys are errors (allow_unregistered = false): a typo
+// must not be ignored.
+po::parsed_options parse_file(const std::string& file, const po::options_description& keys,
+                              const std::string& hint) {
+    std::ifstream in(file);
+    if (!in) {
+        const int err = errno;
+        throw ConfigError("config: cannot read " + file + ": " + log::errno_as_user(err) + hint);
+    }
+    try {
+        return po::parse_config_file(in, keys, false);
+    } catch (const po::error& e) {
+        throw ConfigError("config " + file + ": " + e.what());
+    }
+}
+
+// The drop-ins of a config file: conf.d/*.conf beside it, in lexical order (none when there is
+// no such directory). Other names (editor and package manager leftovers) are not read.
+std::vector<std::string> drop_in_files(const std::string& file) {
+    const std::filesystem::path dir = std::filesystem::path(file).parent_path() / "conf.d";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+        return {};
+    }
+    std::vector<std::string> files;
+    std::filesystem::directory_iterator it(dir, ec);
+    for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() > 5 && name.front() != '.' && name.ends_with(".conf") &&
+            !it->is_directory()) {
+            files.push_back(it->path().string());
+        }
+    }
+    if (ec) {
+        throw ConfigError("config: cannot list " + dir.string() + ": " + ec.message());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// The command line, then the drop-ins from the last to the first, then the config file: the
+// first value stored for a key wins (po::store keeps it), so a later drop-in overrides an
+// earlier one and the file, and a flag overrides them all.
+po::variables_map merge_config_file(const po::variables_map& command_line, std::string& file,
+                                    std::vector<std::string>& drop_ins) {
+    po::variables_map vm = command_line;
+    bool named = command_line.count("config") && !command_line["config"].defaulted();
+    file = command_line.count("config") ? command_line["config"].as<std::string>()
+                                        : std::string(SUPPORTCRM_CONFIG_FILE);
+    const po::options_description keys = config_options();
+    const po::parsed_options main_file =
+        parse_file(file, keys, named ? "" : "; install it or name another with --config FILE");
+    drop_ins = drop_in_files(file);
+    std::vector<po::parsed_options> parsed;
+    for (const std::string& drop_in : drop_ins) {
+        parsed.push_back(parse_file(drop_in, keys, ""));
+    }
+    for (auto it = parsed.rbegin(); it != parsed.rend(); ++it) {
+        po::store(*it, vm);
+    }
+    po::store(main_file, vm);
+    po::notify(vm);
+    return vm;
 }
 
 }  // namespace
@@ -288,111 +434,24 @@ void check_listen_directory(const Config& config) {
 
 Config load_config(const po::variables_map& command_line) {
     Config c;
-    po::variables_map vm = merge_config_file(command_line, c.config_file);
-
-    c.listen = vm["listen"].as<std::string>();
-    check_listen(c.listen);
-    c.listen_owner = vm["listen-owner"].as<std::string>();
-    c.listen_uid = user_id(c.listen_owner);
-    c.listen_group = vm["listen-group"].as<std::string>();
-    c.listen_gid = group_id(c.listen_group);
-    c.listen_mode = parse_mode(vm["listen-mode"].as<std::string>());
-    c.listen_backlog = vm["listen-backlog"].as<int>();
-    if (c.listen_backlog < 1) {
-        throw ConfigError("listen-backlog: must be at least 1");
+    po::variables_map vm = merge_config_file(command_line, c.config_file, c.config_drop_ins);
+    for (const Key& k : kKeys) {
+        k.read(c, vm, k);
     }
-    c.workers = vm["workers"].as<unsigned>();
-    if (c.workers == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        c.workers = cpus > 0 ? static_cast<unsigned>(cpus) : 1;
-    }
-    if (c.workers > 1024) {
-        throw ConfigError("workers: at most 1024");
-    }
-    c.shutdown_timeout = vm["shutdown-timeout"].as<unsigned>();
-    c.ready_timeout = vm["ready-timeout"].as<unsigned>();
-    if (c.ready_timeout == 0) {
-        throw ConfigError("ready-timeout: must be at least 1");
-    }
-    c.slowlog_threshold = vm["slowlog-threshold"].as<unsigned>();
-    if (c.slowlog_threshold > 3'600'000) {
-        // (Also a negative value: Boost reads "-5" into an unsigned as 2^32 - 5.)
-        throw ConfigError("slowlog-threshold: must be between 0 and 3600000 (milliseconds)");
-    }
-    c.request_terminate_timeout = vm["request-terminate-timeout"].as<unsigned>();
-    if (c.request_terminate_timeout > 86'400) {
-        throw ConfigError("request-terminate-timeout: must be between 0 and 86400 (seconds)");
-    }
-    if (c.request_terminate_timeout != 0 && c.slowlog_threshold != 0 &&
-        c.slowlog_threshold >= c.request_terminate_timeout * 1000U) {
-        throw ConfigError(
-            "slowlog-threshold: must be below request-terminate-timeout (in milliseconds: " +
-            std::to_string(c.request_terminate_timeout * 1000U) +
-            "), or a slow request is killed before it is logged");
-    }
-
-    c.db.host = vm["db-host"].as<std::string>();
-    c.db.port = vm["db-port"].as<unsigned>();
-    if (c.db.port == 0 || c.db.port > 65535) {
-        throw ConfigError("db-port: must be between 1 and 65535");
-    }
-    c.db.socket = vm["db-socket"].as<std::string>();
-    c.db.hosts = parse_db_hosts(vm["db-hosts"].as<std::string>());
-    if (!c.db.hosts.empty() && !c.db.socket.empty()) {
-        throw ConfigError("db-hosts and db-socket: set one of them, not both");
-    }
-    c.db.name = vm["db-name"].as<std::string>();
-    c.db.user = vm["db-user"].as<std::string>();
-    if (c.db.name.empty() || c.db.user.empty()) {
-        throw ConfigError("db-name and db-user must not be empty");
-    }
-    c.db.password = vm["db-password"].as<std::string>();
-    c.db_password_file = vm["db-password-file"].as<std::string>();
-    // A password typed on the command line is the operator's override of this run.
-    const bool password_flag =
-        command_line.count("db-password") && !command_line["db-password"].defaulted();
-    if (!c.db_password_file.empty() && !password_flag) {
-        c.db.password = read_password_file(c.db_password_file);
-    }
-
-    c.max_body_bytes = vm["max-body-bytes"].as<std::size_t>();
-    if (c.max_body_bytes == 0) {
-        throw ConfigError("max-body-bytes: must be at least 1");
-    }
-    if (!log::parse_level(vm["log-level"].as<std::string>(), c.log_level)) {
-        throw ConfigError("log-level: expected debug, info, warning or error");
-    }
-    c.migrations_dir = vm["migrations-dir"].as<std::string>();
-    c.webhooks.allow_private = vm["webhook-allow-private"].as<bool>();
-    c.webhooks.poll_ms = vm["webhook-poll-ms"].as<unsigned>();
-    c.webhooks.batch = vm["webhook-batch"].as<unsigned>();
-    c.webhooks.retry_first_ms = vm["webhook-retry-first-ms"].as<unsigned>();
-    c.webhooks.retry_max_ms = vm["webhook-retry-max-ms"].as<unsigned>();
-    c.webhooks.retry_for = vm["webhook-retry-for"].as<unsigned>();
-    if (c.webhooks.poll_ms == 0 || c.webhooks.batch == 0 || c.webhooks.retry_first_ms == 0 ||
-        c.webhooks.retry_max_ms < c.webhooks.retry_first_ms) {
-        throw ConfigError(
-            "webhook-poll-ms, webhook-batch and webhook-retry-first-ms must be at least 1, "
-            "webhook-retry-max-ms at least webhook-retry-first-ms");
-    }
-    c.webhooks.retention_days = vm["webhook-retention-days"].as<unsigned>();
-    // A pending delivery keeps its event whatever its age, but its attempts' history would be
-    // cut short if finished ones went before a retry window is over: keep at least one window.
-    if (c.webhooks.retention_days == 0 ||
-        std::uint64_t{c.webhooks.retention_days} * 86400 < c.webhooks.retry_for) {
-        throw ConfigError(
-            "webhook-retention-days: must be at least 1 and cover webhook-retry-for (" +
-            std::to_string(c.webhooks.retry_for) + " s)");
-    }
+    check_together(c, command_line);
     return c;
 }
 
 std::string describe(const Config& c) {
     std::ostringstream out;
-    out << "config=" << c.config_file << " listen=" << c.listen << " workers=" << c.workers
-        << " db=" << describe_db_server(c.db) << "/" << c.db.name << " db-user=" << c.db.user
-        << " max-body-bytes=" << c.max_body_bytes << " shutdown-timeout=" << c.shutdown_timeout
-        << "s ready-timeout=" << c.ready_timeout << "s slowlog-threshold=" << c.slowlog_threshold
+    out << "config=" << c.config_file;
+    for (const std::string& drop_in : c.config_drop_ins) {
+        out << "+" << drop_in;
+    }
+    out << " listen=" << c.listen << " workers=" << c.workers << " db=" << describe_db_server(c.db)
+        << "/" << c.db.name << " db-user=" << c.db.user << " max-body-bytes=" << c.max_body_bytes
+        << " shutdown-timeout=" << c.shutdown_timeout << "s ready-timeout=" << c.ready_timeout
+        << "s slowlog-threshold=" << c.slowlog_threshold
         << "ms request-terminate-timeout=" << c.request_terminate_timeout << "s";
     return out.str();
 }

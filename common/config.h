@@ -1,5 +1,6 @@
-// Every configuration key, its type and help, declared once (config.cpp's key list), with its
-// default written only here, as the initialiser of its member (and in db_settings.h). The same
+// Every configuration key declared once, as one row of config.cpp's key table (name, the member
+// it fills, help, check), with its default written only here, as the initialiser of its member
+// (and in db_settings.h). The same
 // list serves the config file (INI) and the command line, for the server and the admin tool;
 // unit tests check that etc/supportcrm.conf.in, README and docs/INTERFACES.md list exactly these
 // keys with these defaults (tests/unit/config_test.cpp).
@@ -30,6 +31,7 @@ struct WebhookSettings {
 
 struct Config {
     std::string config_file;
+    std::vector<std::string> config_drop_ins;  // conf.d/*.conf beside config_file, as read
     std::string listen = "/run/supportcrm/supportcrm.sock";
     std::string listen_owner;  // empty: the user the server runs as
     std::string listen_group;  // empty: that user's group
@@ -76,7 +78,10 @@ struct ConfigKey {
 std::vector<ConfigKey> config_keys();
 
 // Reads the config file named by --config (default /etc/supportcrm/supportcrm.conf; missing,
-// either is an error), merges it under the command line values, validates every key (listen:
+// either is an error), then its drop-ins: conf.d/*.conf in the same directory, in lexical order
+// (the same keys and checks; a later file's key wins over an earlier one's and over the main
+// file's; an unknown key is an error there too). Merges them under the command line values,
+// validates every key (listen:
 // a unix path, or host:port with a port 1-65535; listen-owner and listen-group: existing
 // names) and reads db-password-file, unless --db-password was given on the command line: that
 // wins over both file keys. Throws ConfigError.

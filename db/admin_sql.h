@@ -1,5 +1,5 @@
-// The operator's statements (supportcrm-admin) and the layout of their rows. Internal to db/:
-// included by db.cpp (the statement table) and admin_repo.cpp (their reader).
+// The operator's statements (supportcrm-admin) and the layout of their rows. Included by
+// db/statements.h (which gathers every statement list) and admin_repo.cpp (their reader).
 #pragma once
 
 #include "db/auth_sql.h"

@@ -1,5 +1,5 @@
-// The API key's columns, joined into every keyed statement, and the key's own statement.
-// Internal to db/: included by db.cpp (the statement table) and the repositories.
+// The API key's columns, joined into every keyed statement, and the key's own statement. Included
+// by db/statements.h (which gathers every statement list) and the repositories.
 #pragma once
 
 #include <cppconn/resultset.h>

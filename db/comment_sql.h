@@ -1,5 +1,5 @@
-// The comments statements and the layout of their rows. Internal to db/: included by db.cpp
-// (the statement table) and comment_repo.cpp (their reader).
+// The comments statements and the layout of their rows. Included by db/statements.h (which gathers
+// every statement list) and comment_repo.cpp (their reader).
 #pragma once
 
 #include "db/auth_sql.h"

@@ -20,36 +20,11 @@
 
 #include "common/db_settings.h"
 #include "common/scoreboard.h"
+#include "db/errors.h"
 #include "db/statements.h"
+#include "db/write_ledger.h"
 
 namespace supportcrm {
-
-// The database cannot be reached, or the connection was lost mid-request: answer 503.
-struct DbUnavailable : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Any other database error. The message carries the statement's name, the MySQL error code
-// and SQLSTATE — never bound values — and is for the log, not for clients.
-struct DbError : std::runtime_error {
-    DbError(const std::string& what, int code) : std::runtime_error(what), error_code(code) {}
-    int error_code;
-};
-
-// The server answered COMMIT with an error: the client must not be told the write succeeded.
-// (A connection lost at COMMIT is DbUnavailable, like anywhere else.)
-struct CommitFailed : DbError {
-    using DbError::DbError;
-};
-
-// The server refused a write that would duplicate a unique key (ER_DUP_ENTRY): raised by
-// Db::run wherever that happens, so a repository that expects it catches just this type.
-struct UniqueViolation : DbError {
-    using DbError::DbError;
-};
-
-constexpr int kErDupEntry = 1062;
-constexpr int kErLockDeadlock = 1213;
 
 // Thrown inside a run() by a conditional write (UPDATE ... WHERE version = ?) that matched no
 // row because another change took the version first (extensions.md §E8): nothing was written.
@@ -60,65 +35,6 @@ constexpr int kErLockDeadlock = 1213;
 inline sql::SQLException version_changed() {
     return sql::SQLException("the version changed since it was read", "40001", kErLockDeadlock);
 }
-
-// What the server may already have made durable of the current request's writes. A request
-// that failed may be run again only while nothing of it can have been committed: a write whose
-// autocommit statement or COMMIT reached the server may have been applied even though its
-// answer never came back, and running it again would apply it twice. Inside an open transaction
-// nothing is durable before COMMIT: the server rolls the transaction back when the connection
-// goes. Pure bookkeeping, no I/O: Db drives it.
-class WriteLedger {
-  public:
-    // The ledger as it was before a statement; restore() it when the server answers that the
-    // statement took no effect.
-    using Mark = const char*;
-
-    // A new request: nothing of it has been sent.
-    void start_request() { *this = WriteLedger(); }
-    Mark mark() const { return durable_; }
-    void restore(Mark before) { durable_ = before; }
-
-    // START TRANSACTION succeeded.
-    void transaction_opened() {
-        in_transaction_ = true;
-        transaction_wrote_ = false;
-    }
-    // ROLLBACK, or the connection is gone: the server keeps nothing of the transaction.
-    void transaction_abandoned() {
-        in_transaction_ = false;
-        transaction_wrote_ = false;
-    }
-
-    // Statement `name` is about to be sent; `writes` as its SQL text says (db/statements.h).
-    void sending(const char* name, bool writes) {
-        if (!writes) {
-            return;
-        }
-        if (in_transaction_) {
-            transaction_wrote_ = true;
-        } else if (durable_ == nullptr) {
-            durable_ = name;
-        }
-    }
-    // COMMIT is about to be sent: from now on the transaction's writes may be durable (a
-    // read-only transaction has none). The transaction is over whatever the answer.
-    void sending_commit() {
-        if (transaction_wrote_ && durable_ == nullptr) {
-            durable_ = "commit";
-        }
-        transaction_abandoned();
-    }
-
-    // The first statement ("commit" for a COMMIT) that may have made a write of this request
-    // durable, or nullptr when nothing of it can have been committed.
-    const char* durable() const { return durable_; }
-    bool in_transaction() const { return in_transaction_; }
-
-  private:
-    const char* durable_ = nullptr;
-    bool in_transaction_ = false;
-    bool transaction_wrote_ = false;
-};
 
 class Db {
   public:
@@ -310,7 +226,7 @@ void bind_optional(sql::PreparedStatement& st, unsigned index,
                    const std::optional<std::uint64_t>& v);
 std::optional<std::string> optional_string(const sql::ResultSet& rs, unsigned column);
 std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned column);
-// A column selected as SUPPORTCRM_MILLIS(datetime) (db.cpp), as ISO 8601 text.
+// A column selected as SUPPORTCRM_MILLIS(datetime) (db/columns.h), as ISO 8601 text.
 std::string iso_datetime(const sql::ResultSet& rs, unsigned column);
 std::optional<std::string> optional_iso_datetime(const sql::ResultSet& rs, unsigned column);
 

@@ -1,5 +1,5 @@
 // The Idempotency-Key statements (sql/004, extensions.md §E2) and the layout of their rows.
-// Internal to db/: included by db.cpp (the statement table) and idempotency_repo.cpp.
+// Included by db/statements.h (which gathers every statement list) and idempotency_repo.cpp.
 #pragma once
 
 #include "db/auth_sql.h"

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "db/csat_spans.h"
 #include "db/survey_sql.h"
 
 namespace supportcrm {
@@ -308,69 +309,6 @@ Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
 namespace supportcrm {
 namespace {
 
-constexpr timeutil::Millis kMinuteMs = 60'000;
-constexpr timeutil::Millis kGridMs = 15 * kMinuteMs;
-// 1000-01-01T00:00:00Z, where survey_span_counts' minutes start (sql/005).
-constexpr timeutil::Millis kSpanEpochMs = -354'285LL * timeutil::kMillisPerDay;
-
-timeutil::Millis floor_to_grid(timeutil::Millis ms) {
-    timeutil::Millis r = (ms - kSpanEpochMs) % kGridMs;
-    return r < 0 ? ms - r - kGridMs : ms - r;
-}
-timeutil::Millis ceil_to_grid(timeutil::Millis ms) {
-    timeutil::Millis f = floor_to_grid(ms);
-    return f == ms ? ms : f + kGridMs;
-}
-
-// [start, end): a part of a window read survey by survey (off the quarter-hour grid).
-struct RawPart {
-    timeutil::Millis start, end;
-    std::uint32_t tag;
-};
-
-// The spans that cover each part's stretch on the quarter-hour grid, as JSON_TABLE's input
-// "[[span,start,tag],...]" (greedy: at each minute the largest aligned span that fits), and
-// the parts' ends off the grid.
-void plan_cover(const std::vector<WindowPart>& parts, std::string& json,
-                std::vector<RawPart>& raw) {
-    json = "[";
-    for (const WindowPart& p : parts) {
-        const timeutil::Millis end = p.end + 1;
-        const timeutil::Millis a = ceil_to_grid(p.start), b = floor_to_grid(end);
-        if (a >= b) {
-            raw.push_back({p.start, end, p.tag});
-            continue;
-        }
-        if (p.start < a) {
-            raw.push_back({p.start, a, p.tag});
-        }
-        if (b < end) {
-            raw.push_back({b, end, p.tag});
-        }
-        auto minute = static_cast<std::uint64_t>((a - kSpanEpochMs) / kMinuteMs);
-        const auto last = static_cast<std::uint64_t>((b - kSpanEpochMs) / kMinuteMs);
-        while (minute < last) {
-            for (unsigned span : kCsatSpans) {
-                if (minute % span == 0 && minute + span <= last) {
-                    if (json.size() > 1) {
-                        json += ',';
-                    }
-                    json.append("[")
-                        .append(std::to_string(span))
-                        .append(",")
-                        .append(std::to_string(minute))
-                        .append(",")
-                        .append(std::to_string(p.tag))
-                        .append("]");
-                    minute += span;
-                    break;
-                }
-            }
-        }
-    }
-    json += "]";
-}
-
 unsigned bind_filter(sql::PreparedStatement& st, unsigned i, const SurveyFilter& f) {
     st.setUInt(i, f.marks);
     bind_optional(st, i + 1, f.channel);
@@ -381,58 +319,6 @@ unsigned bind_filter(sql::PreparedStatement& st, unsigned i, const SurveyFilter&
     bind_optional(st, i + 6, f.customer_id);
     return i + 7;
 }
-
-// Counts by key; the map's key is the group's identity as text.
-class Tally {
-  public:
-    Tally(CountKey key, unsigned marks) : key_(key), marks_(marks) {}
-    std::array<std::uint64_t, 6>& at(std::uint32_t tag, std::string_view channel,
-                                     std::uint64_t agent) {
-        std::string id;
-        switch (key_) {
-            case CountKey::tag:
-                id = std::to_string(tag);
-                break;
-            case CountKey::channel:
-                id = channel;
-                break;
-            case CountKey::agent:
-                id = std::to_string(agent);
-                break;
-        }
-        auto [it, inserted] = groups_.try_emplace(std::move(id));
-        if (inserted) {
-            it->second.tag = tag;
-            it->second.channel = channel;
-            if (agent != 0) {
-                it->second.agent = agent;
-            }
-        }
-        return it->second.by_mark;
-    }
-    // Only the filter's marks, and only groups with surveys left.
-    std::vector<GroupCounts> take() {
-        std::vector<GroupCounts> out;
-        for (auto& [id, g] : groups_) {
-            std::uint64_t total = 0;
-            for (unsigned mark = 1; mark <= 5; ++mark) {
-                if (!(marks_ >> mark & 1)) {
-                    g.by_mark[mark] = 0;
-                }
-                total += g.by_mark[mark];
-            }
-            if (total > 0) {
-                out.push_back(std::move(g));
-            }
-        }
-        return out;
-    }
-
-  private:
-    CountKey key_;
-    unsigned marks_;
-    std::map<std::string, GroupCounts, std::less<>> groups_;
-};
 
 // Survey rows (created_at, mark, channel, assigned_to) of one of the csat_count_*rows
 // statements, counted into the tally when they pass the filter; tag_of gives a row's tag.
@@ -574,14 +460,12 @@ std::vector<GroupCounts> count_surveys(Db& db, const std::vector<std::uint64_t>&
         }
         return tally.take();
     }
-    std::string json;
-    std::vector<RawPart> raw;
-    plan_cover(parts, json, raw);
+    const SpanPlan plan = plan_cover(parts);
     for (std::uint64_t shop : shops) {
-        if (json.size() > 2) {
-            count_spans(db, shop, json, f, key, tally);
+        if (plan.has_spans()) {
+            count_spans(db, shop, plan.json, f, key, tally);
         }
-        for (const RawPart& r : raw) {
+        for (const RawPart& r : plan.raw) {
             db.run(Stmt::csat_count_rows, [&](sql::PreparedStatement& st) {
                 st.setUInt64(1, shop);
                 st.setString(2, timeutil::format_db(r.start));

@@ -1,6 +1,6 @@
-// The tickets statements, the Customer/User column list several statements share, and the
-// layout of their rows. Internal to db/: included by db.cpp (the statement table) and the
-// repositories that read these rows.
+// The tickets statements, the Customer/User column list several statements share, and the layout of
+// their rows. Included by db/statements.h (which gathers every statement list) and the repositories
+// that read these rows.
 #pragma once
 
 #include <cppconn/resultset.h>

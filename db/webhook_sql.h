@@ -1,5 +1,5 @@
-// The webhook statements (extensions.md §E5) and the layout of their rows. Internal to db/:
-// included by db.cpp (the statement table) and webhook_repo.cpp (their reader).
+// The webhook statements (extensions.md §E5) and the layout of their rows. Included by
+// db/statements.h (which gathers every statement list) and webhook_repo.cpp (their reader).
 #pragma once
 
 #include "db/columns.h"

@@ -1,9 +1,8 @@
 // supportcrm-fcgi: the FastCGI master and its pre-forked workers.
 #include <unistd.h>
 
-#include <iostream>
-
 #include "common/config.h"
+#include "common/daemon.h"
 #include "common/log.h"
 #include "fcgi/listen_socket.h"
 #include "fcgi/master.h"
@@ -12,38 +11,13 @@ namespace po = boost::program_options;
 using namespace supportcrm;
 
 int main(int argc, char** argv) {
-    po::options_description options = daemon_command_line("supportcrm-fcgi");
     po::variables_map command_line;
-    try {
-        po::store(po::parse_command_line(argc, argv, options), command_line);
-    } catch (const po::error& e) {
-        std::cerr << "supportcrm-fcgi: " << e.what() << " (see --help)\n";
-        return 2;
-    }
-    if (command_line.count("help")) {
-        std::cout << options << "\n";
-        return 0;
-    }
-    if (command_line.count("version")) {
-        std::cout << "supportcrm-fcgi " << SUPPORTCRM_VERSION << "\n";
-        return 0;
-    }
-    const bool test_only = command_line.count("test-config") > 0;
     Config config;
-    try {
-        config = load_config(command_line);
-        if (test_only) {
-            check_listen_directory(config);
-        }
-    } catch (const ConfigError& e) {
-        std::cerr << "supportcrm-fcgi: " << e.what() << "\n";
-        return kExitConfig;
+    if (std::optional<int> done =
+            daemon::start(argc, argv, {"supportcrm-fcgi", &check_listen_directory, nullptr},
+                          command_line, config)) {
+        return *done;
     }
-    if (test_only) {
-        std::cout << "supportcrm-fcgi: configuration OK: " << describe(config) << "\n";
-        return 0;
-    }
-    log::set_level(config.log_level);
     // The master forks the workers as they are: nothing here changes user (systemd's User=
     // does, or whoever starts it), so as root every request would be served as root.
     if (geteuid() == 0) {

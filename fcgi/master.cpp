@@ -13,19 +13,16 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/daemon.h"
 #include "common/log.h"
 #include "common/scoreboard.h"
+#include "common/signals.h"
 #include "db/db.h"
 #include "fcgi/children.h"
 #include "fcgi/master_state.h"
 #include "fcgi/readiness.h"
-#include "fcgi/signals.h"
 #include "fcgi/worker.h"
 #include "handlers/router.h"
-
-#ifdef SUPPORTCRM_HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 namespace supportcrm {
 namespace {
@@ -35,14 +32,6 @@ using Clock = std::chrono::steady_clock;
 // A worker that dies within this long of starting is failing at start-up (say the config
 // points at a missing socket): respawn it no faster than this, not in a tight loop.
 constexpr auto kFastFailure = std::chrono::seconds(1);
-
-void notify(const std::string& state) {
-#ifdef SUPPORTCRM_HAVE_SYSTEMD
-    sd_notify(0, state.c_str());
-#else
-    (void)state;
-#endif
-}
 
 // RELOADING=1 with the time it began, as systemd's notify-reload protocol asks.
 std::string reloading_message() {
@@ -338,7 +327,7 @@ class Master {
     void announce_ready() {
         children_.retire_others();
         log::info("ready: " + std::to_string(config_.workers) + " workers serving");
-        notify("READY=1");
+        daemon::notify("READY=1");
     }
 
     std::string why_not_ready() const {
@@ -353,7 +342,7 @@ class Master {
         log::error("reload abandoned: " + why_not_ready() +
                    "; the previous workers keep serving; fix the configuration and reload again");
         children_.abandon_current();
-        notify("READY=1");
+        daemon::notify("READY=1");
     }
 
     // SIGHUP is taken only where the table has a reload, and only once the binary now at
@@ -375,7 +364,7 @@ class Master {
     // listen socket and the workers; the new image starts the new pool (run()). Should the
     // exec itself fail, this image reloads on its own: new workers of its own binary.
     void reexecute() {
-        notify(reloading_message());
+        daemon::notify(reloading_message());
         const std::string exe = executable_path();
         log::info("reload: re-executing " + exe);
         Handover handover{socket_.fd(), socket_.unix_path(), children_.all()};
@@ -418,7 +407,7 @@ class Master {
     // Every worker finishes the request in hand (if any) and exits; shutdown-timeout from now
     // the rest are killed.
     void tell_workers_to_stop() {
-        notify("STOPPING=1");
+        daemon::notify("STOPPING=1");
         stop_deadline_ = Clock::now() + std::chrono::seconds(config_.shutdown_timeout);
         children_.stop_all();
     }

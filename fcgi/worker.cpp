@@ -19,8 +19,8 @@
 #include "api/request.h"
 #include "api/response_writer.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "fcgi/readiness.h"
-#include "fcgi/signals.h"
 #include "handlers/router.h"
 
 namespace supportcrm {
@@ -169,31 +169,23 @@ void log_slow(const Request& r, std::size_t route_index, const Outcome& o,
     log::warning(message);
 }
 
-// The route of the request in hand, looked up once by serve(): the scoreboard needs its label
-// before dispatch needs the match, and a second lookup would cost about 1,200 instructions a
-// request (callgrind, S1). The worker serves one request at a time.
-RouteMatch g_routed;
-
-RouteMatch routed_once(std::string_view, std::string_view) {
-    return g_routed;
-}
-
 void serve(FCGX_Request& fcgi, Db& db, const Config& config, SlotWriter& board) {
     auto started = std::chrono::steady_clock::now();
     Request request = read_request(fcgi);
     FcgiBody body(fcgi.in);
     request.body_source = &body;
     log::set_request_id(request.request_id);
-    // The route's template, for the scoreboard and the counters (never the raw path).
-    g_routed = route(request.method, request.path);
-    const std::size_t route_index = g_routed.label < scoreboard::kRoutes ? g_routed.label : 0;
+    // Looked up once: its template labels the scoreboard and the counters (never the raw path)
+    // before dispatch runs its handler.
+    const RouteMatch routed = route(request.method, request.path);
+    const std::size_t route_index = routed.label < scoreboard::kRoutes ? routed.label : 0;
     const std::size_t method = scoreboard::method_index(request.method);
     // steady_clock is CLOCK_MONOTONIC, the clock the master reads the start against.
     board.begin(
         method, route_index, request.request_id,
         std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
     const std::uint64_t db_errors = db.error_count();
-    Outcome outcome = respond(request, db, config.max_body_bytes, &routed_once);
+    Outcome outcome = respond(request, db, routed, config.max_body_bytes);
     write_response(fcgi, request, outcome.response);
     const auto took = std::chrono::steady_clock::now() - started;
     log_access(request, outcome, took);

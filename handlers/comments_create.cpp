@@ -52,7 +52,8 @@ namespace {
 
 // The event's data (extensions.md §E5): the response's comment object plus "ticketId", written
 // as the API writes ticket ids.
-std::string with_ticket_id(const std::string& comment_object, std::uint64_t ticket_id) {
+std::string with_ticket_id(const std::string& comment_object, const HandlerContext& ctx) {
+    const std::uint64_t ticket_id = ctx.path_id;
     std::string out = comment_object.substr(0, comment_object.size() - 1);  // drops the '}'
     JsonWriter w(out);
     out += ",\"ticketId\":";
@@ -101,10 +102,11 @@ Response create_comment(HandlerContext& ctx) {
     if (!added) {
         return errors::ticket_not_found();  // nothing matched: the key's own statement decides
     }
-    // Only the id of the shop is known (its domain is not needed).
+    // Only the id of the shop and its webhooks' events are known (its domain is not needed).
     Shop shop;
     shop.id = added->shop_id;
-    ctx.caller.learn(shop);
+    shop.webhook_events = added->shop_webhook_events;
+    keyed(ctx, shop);  // the keyed update matched: the key's shop is live
     std::string comment_json;
     JsonWriter w(comment_json);
     w.begin_object();
@@ -120,20 +122,11 @@ Response create_comment(HandlerContext& ctx) {
         .key("tags")
         .raw(comment.tags_json);
     w.end_object();
-    if (shop_wants_event(added->shop_webhook_events, webhook_event::comment_created)) {
-        record_event(ctx.db, added->shop_id, webhook_event::comment_created,
-                     with_ticket_id(comment_json, ctx.path_id), comment.created_at);
-    }
     if (added->reopened_from) {  // reopened, and a webhook wants ticket.updated
         record_reopen(ctx, *added, comment.created_at);
     }
-    tx.commit();
-    Response r;
-    r.status = 201;
-    JsonWriter body_writer(r.body);
-    body_writer.begin_object().field("success", true).key("comment").raw(comment_json);
-    body_writer.end_object();
-    return r;
+    return created(ctx, tx, {webhook_event::comment_created, comment.created_at, &with_ticket_id},
+                   "comment", comment_json);
 }
 
 }  // namespace supportcrm

@@ -21,11 +21,11 @@ Response list_ticket_comments(HandlerContext& ctx) {
         if (q.page->cursor) {
             // A cursor is checked against the key's shop before the ticket is looked at (a
             // later page costs the key's own statement; the first one does not).
-            const Shop* shop = ctx.caller.resolve(ctx.db);
-            if (!shop) {
-                return *ctx.caller.error();
+            Checked<const Shop*> shop = keyed(ctx);
+            if (shop.error) {
+                return std::move(*shop.error);
             }
-            scope.shop_id = shop->id;
+            scope.shop_id = shop.value->id;
             Checked<std::optional<SortKey>> after = check_cursor(ctx.db, scope, q.page->cursor);
             if (after.error) {
                 return std::move(*after.error);
@@ -38,10 +38,11 @@ Response list_ticket_comments(HandlerContext& ctx) {
     std::optional<TicketComments>& found = listed.value;
     // No rows: an unknown key, a deleted shop, no such ticket, or a ticket without comments (or
     // none after the cursor).
-    const Shop* shop = found ? ctx.caller.learn(listed.key) : ctx.caller.resolve(ctx.db);
-    if (!shop) {
-        return *ctx.caller.error();
+    Checked<const Shop*> keyed_shop = found ? keyed(ctx, listed.key) : keyed(ctx);
+    if (keyed_shop.error) {
+        return std::move(*keyed_shop.error);
     }
+    const Shop* shop = keyed_shop.value;
     if (!found) {
         found = ticket_without_comments(ctx.db, shop->id, ctx.path_id);
     }

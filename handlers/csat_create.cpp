@@ -57,17 +57,8 @@ Response create_survey(HandlerContext& ctx) {
     std::string survey_json;
     JsonWriter s(survey_json);
     write_survey(s, row_of_new_survey(*recorded, survey, shop.domain));
-    if (shop_wants_event(shop.webhook_events, webhook_event::survey_created)) {
-        record_event(ctx.db, shop.id, webhook_event::survey_created, survey_json,
-                     timeutil::now_ms());
-    }
-    tx.commit();
-    Response r;
-    r.status = 201;
-    JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("survey").raw(survey_json);
-    w.end_object();
-    return r;
+    return created(ctx, tx, {webhook_event::survey_created, timeutil::now_ms()}, "survey",
+                   survey_json);
 }
 
 }  // namespace supportcrm

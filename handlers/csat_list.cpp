@@ -127,13 +127,15 @@ struct E4Result {
     bool brand = false;
 };
 
-std::optional<E4Result> read_csat_e4(HandlerContext& ctx, const CsatParams& p,
-                                     std::uint64_t offset) {
-    const Shop* shop = ctx.caller.resolve(ctx.db);
-    if (!shop) {
-        return std::nullopt;
+Checked<E4Result> read_csat_e4(HandlerContext& ctx, const CsatParams& p, std::uint64_t offset) {
+    Checked<E4Result> checked;
+    Checked<const Shop*> keyed_shop = keyed(ctx);
+    if (keyed_shop.error) {
+        checked.error = std::move(keyed_shop.error);
+        return checked;
     }
-    E4Result out;
+    const Shop* shop = keyed_shop.value;
+    E4Result& out = checked.value;
     out.brand = p.brand && shop->brand_id.has_value();
     Transaction tx(ctx.db, /*read_only=*/true);
     std::vector<std::uint64_t> shops =
@@ -147,30 +149,32 @@ std::optional<E4Result> read_csat_e4(HandlerContext& ctx, const CsatParams& p,
             out.result.by_mark[mark] += g.by_mark[mark];
         }
     }
-    return out;
+    return checked;
 }
 
 // Shop scope is one statement that also resolves the key; brand scope, and whatever that
 // statement cannot answer (no rows), resolve the key first and read in a transaction.
-// nullopt when the key has no live shop.
-std::optional<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuery& query) {
+Checked<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuery& query) {
+    Checked<CsatResult> out;
     if (!p.brand) {
-        Keyed<CsatResult> keyed = query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query);
-        if (keyed.value) {
-            if (!ctx.caller.learn(keyed.key)) {
-                return std::nullopt;
-            }
-            return std::move(keyed.value);
+        Keyed<CsatResult> found = query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query);
+        if (found.value) {
+            out.error = keyed(ctx, found.key).error;
+            out.value = std::move(*found.value);
+            return out;
         }
     }
-    const Shop* shop = ctx.caller.resolve(ctx.db);
-    if (!shop) {
-        return std::nullopt;
+    Checked<const Shop*> keyed_shop = keyed(ctx);
+    if (keyed_shop.error) {
+        out.error = std::move(keyed_shop.error);
+        return out;
     }
+    const Shop* shop = keyed_shop.value;
     // Brand scope for a shop without a brand is shop scope, and says so.
     query.brand = p.brand && shop->brand_id.has_value();
     query.scope_id = query.brand ? *shop->brand_id : shop->id;
-    return query_csat(ctx.db, query);
+    out.value = query_csat(ctx.db, query);
+    return out;
 }
 
 }  // namespace
@@ -187,18 +191,20 @@ Response list_csat(HandlerContext& ctx) {
     query.limit = p.limit;
     // A page beyond any possible row is simply empty; keep the offset from overflowing.
     query.offset = p.page > UINT64_MAX / p.limit / 2 ? UINT64_MAX / 2 : p.page * p.limit;
-    std::optional<CsatResult> read;
-    std::optional<E4Result> e4;
+    Checked<CsatResult> read;
+    Checked<E4Result> e4;
     if (p.v1_answerable()) {
         read = read_csat(ctx, p, query);
-    } else if ((e4 = read_csat_e4(ctx, p, query.offset))) {
-        read = std::move(e4->result);
-        query.brand = e4->brand;
+    } else if (!(e4 = read_csat_e4(ctx, p, query.offset)).error) {
+        read.value = std::move(e4.value.result);
+        query.brand = e4.value.brand;
+    } else {
+        read.error = std::move(e4.error);
     }
-    if (!read) {
-        return *ctx.caller.error();
+    if (read.error) {
+        return std::move(*read.error);
     }
-    const CsatResult& result = *read;
+    const CsatResult& result = read.value;
     const bool brand = query.brand;
     Response r;
     r.body.reserve(512 + result.surveys.size() * 384);
@@ -216,7 +222,7 @@ Response list_csat(HandlerContext& ctx) {
     } else {
         w.begin_object();
         write_stats_fields(w, result.by_mark);
-        write_groups(w, p, e4 ? std::move(e4->groups) : std::vector<GroupCounts>{}, result.by_mark);
+        write_groups(w, p, std::move(e4.value.groups), result.by_mark);
         w.end_object();
     }
     w.field("scope", brand ? "brand" : "shop");

@@ -58,7 +58,7 @@ Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
     InsertedCustomer inserted = insert_customer(ctx.db, ctx.caller.key_digest(), customer);
     switch (inserted.result) {
         case InsertedCustomer::Result::inserted:
-            ctx.caller.learn(inserted.shop);
+            keyed(ctx, inserted.shop);  // a keyed insert succeeds only for a live shop
             out.customer = row_of_new_customer(inserted.id, customer);
             out.created = true;
             return out;
@@ -71,12 +71,12 @@ Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
         case InsertedCustomer::Result::duplicate:
             break;
     }
-    const Shop* shop = ctx.caller.resolve(ctx.db);
-    if (!shop) {
-        out.error = ctx.caller.error();
+    Checked<const Shop*> shop = keyed(ctx);
+    if (shop.error) {
+        out.error = std::move(shop.error);
         return out;
     }
-    std::optional<CustomerRow> existing = find_existing_customer(ctx.db, shop->id, customer);
+    std::optional<CustomerRow> existing = find_existing_customer(ctx.db, shop.value->id, customer);
     if (!existing) {
         throw std::logic_error("duplicate key on customer insert but no matching customer");
     }

@@ -10,9 +10,9 @@ namespace supportcrm {
 
 Response get_customer(HandlerContext& ctx) {
     Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    const Shop* shop = ctx.caller.learn(found.key);
-    if (!shop) {
-        return *ctx.caller.error();
+    Checked<const Shop*> shop = keyed(ctx, found.key);
+    if (shop.error) {
+        return std::move(*shop.error);
     }
     if (!found.value) {
         return errors::customer_not_found();
@@ -27,7 +27,7 @@ Response get_customer(HandlerContext& ctx) {
     r.headers.emplace_back("ETag", tag);
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("customer");
-    write_fetched_customer(w, c, shop->domain);
+    write_fetched_customer(w, c, shop.value->domain);
     w.end_object();
     return r;
 }

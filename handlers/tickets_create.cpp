@@ -63,18 +63,9 @@ Response create_ticket(HandlerContext& ctx) {
     std::string ticket_json;
     JsonWriter t(ticket_json);
     write_created_ticket(t, id, ticket, shop.domain);
-    if (shop_wants_event(shop.webhook_events, webhook_event::ticket_created)) {
-        record_event(ctx.db, shop.id, webhook_event::ticket_created, ticket_json,
-                     ticket.created_at);
-    }
-    tx.commit();
-
-    Response r;
-    r.status = 201;
+    Response r =
+        created(ctx, tx, {webhook_event::ticket_created, ticket.created_at}, "ticket", ticket_json);
     r.headers.emplace_back("ETag", etag::of(etag::Kind::ticket, id, 1));  // a new ticket's version
-    JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("ticket").raw(ticket_json);
-    w.end_object();
     return r;
 }
 

@@ -29,9 +29,9 @@ Response get_ticket(HandlerContext& ctx) {
     if (!found.value) {
         return errors::ticket_not_found();  // no row: the key's own statement decides first
     }
-    const Shop* shop = ctx.caller.learn(found.key);
-    if (!shop) {
-        return *ctx.caller.error();
+    Checked<const Shop*> shop = keyed(ctx, found.key);
+    if (shop.error) {
+        return std::move(*shop.error);
     }
     const TicketDetail& ticket = *found.value;
     const std::string tag = etag::of(etag::Kind::ticket, ticket.id, ticket.version);
@@ -43,7 +43,9 @@ Response get_ticket(HandlerContext& ctx) {
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket").begin_object();
     w.key("id").id_string(ticket.id);
-    w.field("shopDomain", shop->domain).field("Channel", ticket.channel).field("name", ticket.name);
+    w.field("shopDomain", shop.value->domain)
+        .field("Channel", ticket.channel)
+        .field("name", ticket.name);
     w.key("Customer");
     write_customer(w, ticket.customer, true);
     w.key("User");

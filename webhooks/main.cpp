@@ -1,64 +1,23 @@
 // supportcrm-webhooks: delivers the webhook events the API writes (extensions.md §E5). A
 // process of its own, so that the API's latency never depends on a receiver.
-#include <signal.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <iostream>
-#include <thread>
+#include <string>
 
 #include "common/config.h"
+#include "common/daemon.h"
 #include "common/log.h"
+#include "common/signals.h"
 #include "db/db.h"
 #include "webhooks/deliverer.h"
 #include "webhooks/sender.h"
-
-#ifdef SUPPORTCRM_HAVE_SYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 namespace po = boost::program_options;
 using namespace supportcrm;
 
 namespace {
 
-std::atomic<bool> g_stopping{false};
-
-void on_stop_signal(int) {
-    g_stopping.store(true);
-}
-
-void notify(const char* state) {
-#ifdef SUPPORTCRM_HAVE_SYSTEMD
-    sd_notify(0, state);
-#else
-    (void)state;
-#endif
-}
-
-void install_signal_handlers() {
-    struct sigaction stop {};
-    stop.sa_handler = on_stop_signal;
-    sigemptyset(&stop.sa_mask);
-    sigaction(SIGTERM, &stop, nullptr);
-    sigaction(SIGINT, &stop, nullptr);
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ignore, nullptr);
-}
-
-// Sleeps up to `ms`, waking early on SIGTERM.
-void pause_ms(unsigned ms) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (!g_stopping.load() && std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(ms, 50u)));
-    }
-}
-
 // Connects, waiting for the database as long as it takes (or until SIGTERM).
 bool connect_when_possible(Db& db) {
-    while (!g_stopping.load()) {
+    while (!signals::stop_requested) {
         try {
             db.connect();
             db.prepare_all();
@@ -66,7 +25,7 @@ bool connect_when_possible(Db& db) {
         } catch (const DbUnavailable& e) {
             log::error(std::string(e.what()) + "; trying again in 2 s");
             db.disconnect();
-            pause_ms(2000);
+            signals::pause_ms(2000);
         }
     }
     return false;
@@ -74,7 +33,7 @@ bool connect_when_possible(Db& db) {
 
 int run(const Config& config) {
     webhooks::init_http();
-    install_signal_handlers();
+    signals::install_stop_handlers();
     Db db(config.db);
     if (!connect_when_possible(db)) {
         return 0;
@@ -84,66 +43,47 @@ int run(const Config& config) {
               " poll-ms=" + std::to_string(config.webhooks.poll_ms) +
               " retention-days=" + std::to_string(config.webhooks.retention_days) +
               " allow-private=" + (config.webhooks.allow_private ? "true" : "false"));
-    notify("READY=1");
-    webhooks::Deliverer deliverer(db, config.webhooks, g_stopping);
-    while (!g_stopping.load()) {
+    daemon::notify("READY=1");
+    webhooks::Deliverer deliverer(db, config.webhooks, signals::stop_requested);
+    while (!signals::stop_requested) {
         try {
             if (!db.connected() && !connect_when_possible(db)) {
                 break;
             }
             webhooks::Deliverer::Round round = deliverer.run_once();
             if (round.attempts == 0 && round.events == 0 && round.pruned == 0) {
-                pause_ms(config.webhooks.poll_ms);
+                signals::pause_ms(config.webhooks.poll_ms);
             }
         } catch (const DbUnavailable& e) {
             log::error(std::string(e.what()) + "; reconnecting");
             db.disconnect();
-            pause_ms(1000);
+            signals::pause_ms(1000);
         } catch (const std::exception& e) {
             // A refused COMMIT, a deadlock, a bad row: nothing of the round was committed; its
             // deliveries are due again.
             log::error(std::string("delivery round failed: ") + e.what());
-            pause_ms(config.webhooks.poll_ms);
+            signals::pause_ms(config.webhooks.poll_ms);
         }
     }
-    notify("STOPPING=1");
+    daemon::notify("STOPPING=1");
     log::info("supportcrm-webhooks stopped");
     return 0;
+}
+
+std::string allow_private(const Config& config) {
+    return std::string(" webhook-allow-private=") +
+           (config.webhooks.allow_private ? "true" : "false");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    po::options_description options = daemon_command_line("supportcrm-webhooks");
     po::variables_map command_line;
-    try {
-        po::store(po::parse_command_line(argc, argv, options), command_line);
-    } catch (const po::error& e) {
-        std::cerr << "supportcrm-webhooks: " << e.what() << " (see --help)\n";
-        return 2;
-    }
-    if (command_line.count("help")) {
-        std::cout << options << "\n";
-        return 0;
-    }
-    if (command_line.count("version")) {
-        std::cout << "supportcrm-webhooks " << SUPPORTCRM_VERSION << "\n";
-        return 0;
-    }
     Config config;
-    try {
-        config = load_config(command_line);
-    } catch (const ConfigError& e) {
-        std::cerr << "supportcrm-webhooks: " << e.what() << "\n";
-        return kExitConfig;
+    if (std::optional<int> done = daemon::start(
+            argc, argv, {"supportcrm-webhooks", nullptr, &allow_private}, command_line, config)) {
+        return *done;
     }
-    if (command_line.count("test-config")) {
-        std::cout << "supportcrm-webhooks: configuration OK: " << describe(config)
-                  << " webhook-allow-private=" << (config.webhooks.allow_private ? "true" : "false")
-                  << "\n";
-        return 0;
-    }
-    log::set_level(config.log_level);
     try {
         return run(config);
     } catch (const std::exception& e) {

@@ -1,11 +1,13 @@
 // load_config's checks beyond the key list (common/config.cpp): a missing config file,
-// `listen`'s shape and directory, listen-owner/-group names, and which password wins.
+// `listen`'s shape and directory, listen-owner/-group names, which password wins, and the
+// conf.d drop-ins.
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -203,6 +205,68 @@ TEST(ConfigValidation, WebhookRetentionDefaultsTo30DaysAndMustCoverTheRetryWindo
             EXPECT_EQ(std::string(e.what()).rfind("webhook-retention-days: ", 0), 0u) << e.what();
         }
     }
+}
+
+// conf.d/*.conf beside the config file (common/config.h): read after it, in lexical order, with
+// the same keys and checks.
+class ConfigDir {
+  public:
+    ConfigDir() {
+        char path[] = "/tmp/supportcrm-config-dir-XXXXXX";
+        EXPECT_NE(mkdtemp(path), nullptr);
+        dir_ = path;
+    }
+    ~ConfigDir() { std::filesystem::remove_all(dir_); }
+    // Writes `name` (a path under the directory) with `text`.
+    std::string write(const std::string& name, const std::string& text) {
+        const std::filesystem::path path = dir_ / name;
+        std::filesystem::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+        return path.string();
+    }
+    std::string main_file() const { return (dir_ / "supportcrm.conf").string(); }
+
+  private:
+    std::filesystem::path dir_;
+};
+
+TEST(ConfigDropIns, ALaterDropInWinsOverAnEarlierOneAndTheMainFileAndAFlagOverAll) {
+    ConfigDir dir;
+    dir.write("supportcrm.conf", "workers = 3\nmax-body-bytes = 100\ndb-name = main\n");
+    dir.write("conf.d/20-late.conf", "workers = 5\n");
+    dir.write("conf.d/10-early.conf", "workers = 4\nmax-body-bytes = 200\n");
+    Config c = load({"--config", dir.main_file()});
+    EXPECT_EQ(c.workers, 5u);           // 20-late.conf over 10-early.conf over the main file
+    EXPECT_EQ(c.max_body_bytes, 200u);  // 10-early.conf over the main file
+    EXPECT_EQ(c.db.name, "main");       // only in the main file
+    ASSERT_EQ(c.config_drop_ins.size(), 2u);
+    EXPECT_EQ(c.config_drop_ins[0],
+              dir.main_file().substr(0, dir.main_file().rfind('/')) + "/conf.d/10-early.conf");
+    EXPECT_NE(supportcrm::describe(c).find("+" + c.config_drop_ins[1]), std::string::npos);
+    EXPECT_EQ(load({"--config", dir.main_file(), "--workers", "7"}).workers, 7u);
+}
+
+TEST(ConfigDropIns, OnlyConfFilesAreReadAndNoDirectoryIsNoDropIns) {
+    ConfigDir dir;
+    dir.write("supportcrm.conf", "workers = 3\n");
+    EXPECT_TRUE(load({"--config", dir.main_file()}).config_drop_ins.empty());
+    dir.write("conf.d/10-x.conf.dpkg-old", "workers = 9\n");
+    dir.write("conf.d/.10-hidden.conf", "workers = 9\n");
+    dir.write("conf.d/README", "not a config file\n");
+    Config c = load({"--config", dir.main_file()});
+    EXPECT_EQ(c.workers, 3u);
+    EXPECT_TRUE(c.config_drop_ins.empty());
+}
+
+TEST(ConfigDropIns, ADropInHasTheSameChecksAndUnknownKeysAreErrors) {
+    ConfigDir dir;
+    dir.write("supportcrm.conf", "workers = 3\n");
+    const std::string typo = dir.write("conf.d/50-typo.conf", "wokers = 4\n");
+    std::string message = error_of({"--config", dir.main_file()});
+    EXPECT_NE(message.find(typo), std::string::npos) << message;
+    EXPECT_NE(message.find("wokers"), std::string::npos) << message;
+    dir.write("conf.d/50-typo.conf", "ready-timeout = 0\n");
+    EXPECT_EQ(error_of({"--config", dir.main_file()}), "ready-timeout: must be at least 1");
 }
 
 }  // namespace

@@ -1,0 +1,120 @@
+// Running the statements of db/statements.h: each prepared once per connection, every write
+// recorded in the WriteLedger before it is sent, every run timed for the slow log; and the
+// helpers that bind and read their values.
+#include <cppconn/datatype.h>
+#include <cppconn/exception.h>
+
+#include "common/time_util.h"
+#include "db/db.h"
+
+namespace supportcrm {
+
+const char* Db::name(Stmt id) {
+    return statement_spec(id).name;
+}
+
+bool Db::writes(Stmt id) {
+    return statement_spec(id).writes;
+}
+
+void Db::sending(Stmt id) {
+    const StatementSpec& s = statement_spec(id);
+    ledger_.sending(s.name, s.writes);
+}
+
+std::int64_t Db::statement_started(Stmt id) {
+    const std::int64_t now = scoreboard::monotonic_ns();
+    if (probe_ != nullptr) {
+        probe_->started_ns.store(now, std::memory_order_relaxed);
+        probe_->statement.store(static_cast<std::int32_t>(id), std::memory_order_relaxed);
+    }
+    return now;
+}
+
+void Db::statement_done(Stmt id, std::int64_t started_ns) {
+    if (probe_ != nullptr) {
+        probe_->statement.store(-1, std::memory_order_relaxed);
+    }
+    if (timing_count_ < kMaxTimings) {
+        timings_[timing_count_] = {id, scoreboard::monotonic_ns() - started_ns};
+    }
+    ++timing_count_;
+}
+
+sql::PreparedStatement& Db::statement(Stmt id) {
+    auto& slot = statements_[static_cast<std::size_t>(id)];
+    if (!slot) {
+        slot.reset(connection().prepareStatement(statement_spec(id).sql));
+    }
+    return *slot;
+}
+
+void Db::prepare_all() {
+    // Prepared only, not run: the ledger sees nothing sent.
+    for (std::size_t i = 0; i < kStatementCount; ++i) {
+        try {
+            statement(static_cast<Stmt>(i));
+        } catch (const sql::SQLException& e) {
+            failed(e, kStatements[i].name, ledger_.mark());
+        }
+    }
+}
+
+const std::string& Db::cursor_secret() {
+    if (cursor_secret_.empty()) {
+        cursor_secret_ = run(Stmt::installation_secret, [](sql::PreparedStatement& st) {
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                throw std::runtime_error(
+                    "installation_secrets has no cursor secret: run supportcrm-admin migrate");
+            }
+            return std::string(rs->getString(1));
+        });
+    }
+    return cursor_secret_;
+}
+
+void bind_optional(sql::PreparedStatement& st, unsigned index,
+                   const std::optional<std::string>& v) {
+    if (v) {
+        st.setString(index, *v);
+    } else {
+        st.setNull(index, sql::DataType::VARCHAR);
+    }
+}
+
+void bind_optional(sql::PreparedStatement& st, unsigned index,
+                   const std::optional<std::uint64_t>& v) {
+    if (v) {
+        st.setUInt64(index, *v);
+    } else {
+        st.setNull(index, sql::DataType::BIGINT);
+    }
+}
+
+std::optional<std::string> optional_string(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return std::string(rs.getString(column));
+}
+
+std::optional<std::uint64_t> optional_uint(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return rs.getUInt64(column);
+}
+
+std::string iso_datetime(const sql::ResultSet& rs, unsigned column) {
+    return timeutil::format_iso(rs.getInt64(column));
+}
+
+std::optional<std::string> optional_iso_datetime(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return iso_datetime(rs, column);
+}
+
+}  // namespace supportcrm
