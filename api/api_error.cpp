@@ -13,6 +13,24 @@ Response make(int status, std::string_view code, std::string_view message) {
     return r;
 }
 
+namespace {
+
+// An error body with one more member: `member` is followed by what `value` writes.
+template <typename Fn>
+Response make_with(int status, std::string_view code, std::string_view message,
+                   std::string_view member, Fn&& value) {
+    Response r;
+    r.status = status;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", false).field("code", code).field("message", message);
+    w.key(member);
+    value(w);
+    w.end_object();
+    return r;
+}
+
+}  // namespace
+
 Response missing_api_key() {
     Response r = make(401, "missing_api_key", "API key is required");
     r.headers.emplace_back("WWW-Authenticate", "Bearer");
@@ -78,6 +96,33 @@ Response idempotency_key_reused() {
 Response idempotency_key_in_use() {
     return make(409, "idempotency_key_in_use",
                 "A request with this Idempotency-Key is in progress");
+}
+
+Response invalid_if_match() {
+    return make(400, "invalid_if_match", "Invalid If-Match");
+}
+Response precondition_failed(std::string_view message, std::string_view member,
+                             std::string_view current_json, std::string_view etag) {
+    Response r = make_with(412, "precondition_failed", message, member,
+                           [&](JsonWriter& w) { w.raw(current_json); });
+    r.headers.emplace_back("ETag", std::string(etag));
+    return r;
+}
+Response invalid_transition(std::string_view from, std::string_view to,
+                            const std::vector<std::string_view>& allowed) {
+    const std::string message =
+        "Cannot change HumanTicketStatus from " + std::string(from) + " to " + std::string(to);
+    return make_with(422, "invalid_transition", message, "allowed", [&](JsonWriter& w) {
+        w.begin_array();
+        for (std::string_view status : allowed) {
+            w.string(status);
+        }
+        w.end_array();
+    });
+}
+Response customer_exists(std::string_view field, std::uint64_t customer_id) {
+    return make_with(409, "customer_exists", "Another customer has this " + std::string(field),
+                     "customerId", [&](JsonWriter& w) { w.uinteger(customer_id); });
 }
 
 }  // namespace supportcrm::errors

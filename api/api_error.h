@@ -3,8 +3,10 @@
 // exception; exceptions are for failures of the service itself (see api/dispatch.cpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/response.h"
 
@@ -34,5 +36,15 @@ Response internal_error();                            // 500
 Response invalid_idempotency_key();  // 400
 Response idempotency_key_reused();   // 422
 Response idempotency_key_in_use();   // 409
+// extensions.md §E8
+Response invalid_if_match();  // 400: If-Match is not `*` or a list of entity tags
+// 412 precondition_failed: `message`, the current state under `member` (JSON text) and its ETag.
+Response precondition_failed(std::string_view message, std::string_view member,
+                             std::string_view current_json, std::string_view etag);
+// 422 invalid_transition "Cannot change HumanTicketStatus from <from> to <to>", with "allowed".
+Response invalid_transition(std::string_view from, std::string_view to,
+                            const std::vector<std::string_view>& allowed);
+// 409 customer_exists "Another customer has this <field>", with "customerId".
+Response customer_exists(std::string_view field, std::uint64_t customer_id);
 
 }  // namespace supportcrm::errors

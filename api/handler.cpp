@@ -20,6 +20,37 @@ Checked<std::uint64_t> parse_path_id(std::string_view segment, std::string_view 
     return out;
 }
 
+Checked<std::optional<etag::Condition>> read_if_match(const Request& request) {
+    Checked<std::optional<etag::Condition>> out;
+    if (request.if_match) {
+        out.value = etag::parse(*request.if_match);
+        if (!out.value) {
+            out.error = errors::invalid_if_match();
+        }
+    }
+    return out;
+}
+
+std::optional<Response> not_modified(const Request& request, const std::string& tag) {
+    if (!request.if_none_match) {
+        return std::nullopt;
+    }
+    // A value that is not an entity-tag list names no tag: the GET is answered in full.
+    std::optional<etag::Condition> condition = etag::parse(*request.if_none_match);
+    if (!condition || !etag::matches_weak(*condition, tag)) {
+        return std::nullopt;
+    }
+    Response r;
+    r.status = 304;
+    r.content_type = nullptr;
+    r.headers.emplace_back("ETag", tag);
+    return r;
+}
+
+void lost_version_race(const char* what) {
+    throw DbError(std::string(what) + ": running the request again", kErLockDeadlock);
+}
+
 namespace {
 
 Checked<const Shop*> settled(const Caller& caller, const Shop* shop) {
@@ -59,9 +90,11 @@ Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event
 
 namespace {
 
-bool is_json_media_type(std::string_view content_type) {
-    std::string_view media = content_type.substr(0, content_type.find(';'));
-    return text::iequals(text::trim(media), "application/json");
+// A PATCH may also say what its body is: a JSON merge patch (RFC 7396; extensions.md §E8).
+bool is_json_media_type(std::string_view content_type, std::string_view method) {
+    std::string_view media = text::trim(content_type.substr(0, content_type.find(';')));
+    return text::iequals(media, "application/json") ||
+           (method == "PATCH" && text::iequals(media, "application/merge-patch+json"));
 }
 
 }  // namespace
@@ -78,7 +111,7 @@ Checked<Json::Value> read_json_object(HandlerContext& ctx) {
         out.value = Json::Value(Json::objectValue);
         return out;
     }
-    if (!is_json_media_type(req.content_type)) {
+    if (!is_json_media_type(req.content_type, req.method)) {
         out.error = errors::unsupported_media_type();
         return out;
     }

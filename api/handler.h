@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "api/caller.h"
+#include "api/etag.h"
 #include "api/request.h"
 #include "api/response.h"
 #include "common/time_util.h"
@@ -44,6 +45,19 @@ Checked<std::uint64_t> parse_path_id(std::string_view segment, std::string_view 
 // The body as a JSON object: 413 / 415 / 400 invalid_json / 400 invalid_body per the
 // contract. An empty body is {}.
 Checked<Json::Value> read_json_object(HandlerContext& ctx);
+
+// extensions.md §E8. The request's If-Match as a condition: nullopt without the header; an
+// error (400 invalid_if_match) when it is not `*` or a list of entity tags.
+Checked<std::optional<etag::Condition>> read_if_match(const Request& request);
+// A GET answer about one record: 304 with its ETag and no body when If-None-Match names `tag`
+// (alone, in a list, or `*`); else nullopt and the caller answers with the ETag itself.
+std::optional<Response> not_modified(const Request& request, const std::string& tag);
+
+// A PATCH that cannot finish on what it read (the customer its write collided with is not in
+// its snapshot yet): nothing of it was written. Raised as db/db.h's version_changed() is, so
+// the request boundary runs the request again. Only after a write the server refused, so that
+// nothing of the request is durable.
+[[noreturn]] void lost_version_race(const char* what);
 
 // The key rule (api/caller.h) as a handler applies it: the key's live shop, or the key's own
 // error to answer with (401 invalid_api_key, 404 shop_not_found). `key`: what a keyed
@@ -82,6 +96,8 @@ Response export_csat(HandlerContext& ctx);
 Response create_survey(HandlerContext& ctx);
 Response healthz(HandlerContext& ctx);
 Response get_openapi(HandlerContext& ctx);
+Response patch_ticket(HandlerContext& ctx);
+Response patch_customer(HandlerContext& ctx);
 Response get_pool_status(HandlerContext& ctx);
 Response get_pool_metrics(HandlerContext& ctx);
 

@@ -67,11 +67,29 @@ Response replay(const StoredAnswer& answer) {
     r.status = answer.status;
     r.body = answer.body;
     r.headers.emplace_back("Idempotency-Replayed", "true");
+    if (answer.etag) {
+        r.headers.emplace_back("ETag", *answer.etag);
+    }
     return r;
 }
 
+namespace {
+
+std::optional<std::string> etag_of(const Response& r) {
+    for (const auto& [name, value] : r.headers) {
+        if (name == "ETag") {
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 bool applies(const Request& request) {
-    return request.method == "POST" && request.idempotency_key.has_value();
+    // extensions.md §E8: PATCH too.
+    return (request.method == "POST" || request.method == "PATCH") &&
+           request.idempotency_key.has_value();
 }
 
 Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body_bytes,
@@ -100,7 +118,7 @@ Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body
                 throw std::logic_error("a handler answered " + std::to_string(r.status) +
                                        " after rolling its transaction back");
             }
-            store_idempotency_answer(db, claim.shop->id, key, r.status, r.body);
+            store_idempotency_answer(db, claim.shop->id, key, r.status, r.body, etag_of(r));
             tx.commit();
             return r;
         }

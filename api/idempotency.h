@@ -1,6 +1,7 @@
-// Idempotency-Key on POST (extensions.md §E2), applied by api/dispatch.cpp to every POST route:
-// a request carrying the header runs at most once per key of its shop, and its 2xx answer is
-// stored in the same transaction as its write and replayed byte for byte afterwards.
+// Idempotency-Key on POST and PATCH (extensions.md §E2, §E8), applied by api/dispatch.cpp to every
+// POST and PATCH route: a request carrying the header runs at most once per key of its shop, and
+// its 2xx answer is stored in the same transaction as its write and replayed byte for byte
+// afterwards.
 //
 // How it is kept (docs/operations.md "Idempotency-Key"): dispatch opens one transaction around
 // the handler (Db's transactions nest, so the repositories' own ones join it). Its first
@@ -49,10 +50,11 @@ enum class Verdict {
 Verdict decide(IdempotencyClaim::Result claim, const std::optional<StoredAnswer>& answer,
                const std::string& request_hash);
 
-// The stored status and body, byte for byte, with Idempotency-Replayed: true.
+// The stored status and body, byte for byte, with Idempotency-Replayed: true (and the stored
+// ETag of an answer about one ticket or customer).
 Response replay(const StoredAnswer& answer);
 
-// A POST that carries the header (on any other method it is ignored).
+// A POST or PATCH that carries the header (on any other method it is ignored).
 bool applies(const Request& request);
 
 // Runs `handler` under the request's key as described above. Checks the key's format after the

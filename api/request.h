@@ -36,6 +36,8 @@ struct Request {
     std::optional<std::string> x_api_key;
     std::optional<std::string> authorization;
     std::optional<std::string> idempotency_key;  // as sent (extensions.md §E2), even if empty
+    std::optional<std::string> if_match;         // extensions.md §E8; repeated headers joined
+    std::optional<std::string> if_none_match;    // by ", " (one list, as RFC 9110 reads them)
     std::string request_id;  // the client's X-Request-Id when acceptable, else generated
 
     BodySource* body_source = nullptr;

@@ -36,7 +36,7 @@ struct Response {
     // API answers are never cached; only a document that changes with the binary says otherwise.
     const char* cache_control = "no-store";
     // Every answer is JSON but two: the Prometheus text of GET /metrics (extensions.md §E6) and
-    // the CSV export (§E4).
+    // the CSV export (§E4). nullptr: no Content-Type (a 304 has no body, extensions.md §E8).
     const char* content_type = "application/json; charset=utf-8";
     // When set, the body is this stream (sent without Content-Length) and `body` is unused.
     std::shared_ptr<BodyStream> stream;

@@ -8,6 +8,8 @@ const char* reason_phrase(int status) {
             return "OK";
         case 201:
             return "Created";
+        case 304:
+            return "Not Modified";
         case 400:
             return "Bad Request";
         case 401:
@@ -16,10 +18,16 @@ const char* reason_phrase(int status) {
             return "Not Found";
         case 405:
             return "Method Not Allowed";
+        case 409:
+            return "Conflict";
+        case 412:
+            return "Precondition Failed";
         case 413:
             return "Payload Too Large";
         case 415:
             return "Unsupported Media Type";
+        case 422:
+            return "Unprocessable Content";
         case 429:
             return "Too Many Requests";
         case 500:
@@ -36,7 +44,9 @@ std::string render_head(const Response& response, std::string_view request_id) {
     head.reserve(192);
     head.append("Status: ").append(std::to_string(response.status)).append(" ");
     head.append(reason_phrase(response.status)).append("\r\n");
-    head.append("Content-Type: ").append(response.content_type).append("\r\n");
+    if (response.content_type != nullptr) {
+        head.append("Content-Type: ").append(response.content_type).append("\r\n");
+    }
     if (!response.stream) {
         head.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n");
     }

@@ -86,9 +86,11 @@ void write_survey(JsonWriter& w, const SurveyRow& s) {
     w.end_object();
 }
 
-void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
-                          std::string_view shop_domain) {
-    w.begin_object();
+namespace {
+
+// The members of the create shape, inside an object the caller opened.
+void write_created_ticket_members(JsonWriter& w, std::uint64_t id, const NewTicket& t,
+                                  std::string_view shop_domain) {
     w.key("id").id_string(id);
     w.field("customerID", t.customer_id)
         .field("shopDomain", shop_domain)
@@ -108,6 +110,33 @@ void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
         .raw(t.tags_json)
         .field("language_code", t.language_code)
         .field("via", t.via);
+}
+
+}  // namespace
+
+void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
+                          std::string_view shop_domain) {
+    w.begin_object();
+    write_created_ticket_members(w, id, t, shop_domain);
+    w.end_object();
+}
+
+void write_full_ticket(JsonWriter& w, const FullTicket& t, std::string_view shop_domain) {
+    w.begin_object();
+    write_created_ticket_members(w, t.id, t.ticket, shop_domain);
+    w.key("HumanTicket");
+    if (const std::optional<HumanTicketState>& h = t.human_ticket) {
+        w.begin_object()
+            .field("id", h->id)
+            .field("HumanTicketStatus", h->status)
+            .field("openedAt", timeutil::format_iso(h->opened_at))
+            .key("closedAt");
+        h->closed_at ? w.string(timeutil::format_iso(*h->closed_at)) : w.null();
+        w.end_object();
+    } else {
+        w.null();
+    }
+    w.field("updatedAt", timeutil::format_iso(t.updated_at));
     w.end_object();
 }
 

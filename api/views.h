@@ -25,6 +25,10 @@ void write_user(JsonWriter& w, const std::optional<PersonRow>& user);
 void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
                           std::string_view shop_domain);
 
+// The full ticket shape (extensions.md §E8): the create shape, then HumanTicket ({id,
+// HumanTicketStatus, openedAt, closedAt} or null) and updatedAt.
+void write_full_ticket(JsonWriter& w, const FullTicket& t, std::string_view shop_domain);
+
 // A comment in the GET /api/v1/tickets/{id}/comments shape, with its ticket's customer.
 void write_comment(JsonWriter& w, const CommentRow& c, const PersonRow& customer);
 

@@ -3,8 +3,47 @@
 #include <stdexcept>
 
 #include "db/comment_sql.h"
+#include "db/webhook_repo.h"
 
 namespace supportcrm {
+namespace {
+
+static_assert(webhook_event::ticket_updated == 32, "SUPPORTCRM_REOPEN_HERE tests bit 32");
+
+bool reopen_human_ticket(Db& db, std::uint64_t ticket_id) {
+    return db.run(Stmt::human_ticket_reopen, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        return st.executeUpdate() > 0;  // matched rows: it was PENDING or SOLVED
+    });
+}
+
+std::optional<std::string> locked_human_ticket_status(Db& db, std::uint64_t ticket_id) {
+    return db.run(Stmt::human_ticket_status_locked,
+                  [&](sql::PreparedStatement& st) -> std::optional<std::string> {
+                      st.setUInt64(1, ticket_id);
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      return std::string(rs->getString(1));
+                  });
+}
+
+// A customer's message reopens a ticket that waits for it or was solved (extensions.md §E8):
+// here only for a shop whose webhooks want ticket.updated (conversation_touch did it for the
+// others, in its own statement).
+void reopen_for_customer(Db& db, std::uint64_t ticket_id, AddedComment& added) {
+    if (!shop_wants_event(added.shop_webhook_events, webhook_event::ticket_updated)) {
+        return;
+    }
+    std::optional<std::string> status = locked_human_ticket_status(db, ticket_id);
+    if (status && (*status == "PENDING" || *status == "SOLVED") &&
+        reopen_human_ticket(db, ticket_id)) {
+        added.reopened_from = std::move(status);
+    }
+}
+
+}  // namespace
 
 std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
                                         std::uint64_t ticket_id, const NewComment& c) {
@@ -14,8 +53,11 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         st.setString(1, c.text);
         st.setString(2, time);
         st.setBoolean(3, !c.is_from_shop);
-        st.setUInt64(4, ticket_id);
-        st.setString(5, key_digest);
+        st.setString(4, timeutil::format_db(c.created_at));  // updated_at
+        st.setBoolean(5, !c.is_from_shop);                   // reopen the HumanTicket here
+        st.setBoolean(6, !c.is_from_shop);
+        st.setUInt64(7, ticket_id);
+        st.setString(8, key_digest);
         return st.executeUpdate() > 0;
     });
     if (!touched) {
@@ -38,9 +80,16 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             throw std::logic_error("message insert returned no row for a locked ticket");
         }
         using namespace layout::message_insert;
-        return AddedComment{rs->getUInt64(id), rs->getString(channel), rs->getUInt64(shop_id),
-                            rs->getUInt(shop_webhook_events)};
+        AddedComment row;
+        row.id = rs->getUInt64(id);
+        row.channel = rs->getString(channel);
+        row.shop_id = rs->getUInt64(shop_id);
+        row.shop_webhook_events = rs->getUInt(shop_webhook_events);
+        return row;
     });
+    if (!c.is_from_shop) {
+        reopen_for_customer(db, ticket_id, added);
+    }
     tx.commit();
     return added;
 }

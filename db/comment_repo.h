@@ -29,10 +29,15 @@ struct AddedComment {
     std::string channel;  // the one stored (given or inherited)
     std::uint64_t shop_id = 0;
     unsigned shop_webhook_events = 0;  // whether to write comment.created (webhook_repo.h)
+    // The status a comment with isFromShop false reopened the ticket's HumanTicket from
+    // (PENDING or SOLVED; extensions.md §E8), when the shop's webhooks want ticket.updated (the
+    // event's "changes" name it); for other shops the reopen is not reported.
+    std::optional<std::string> reopened_from;
 };
 
 // In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not
-// from the shop, unReadChatCount = 1 (locking the ticket's row), then inserts the message.
+// from the shop, unReadChatCount = 1 (locking the ticket's row; its version goes up), then
+// inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket.
 // nullopt, with nothing written, when the key with this digest has no live shop with that
 // ticket: resolve the key to tell which.
 std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,

@@ -29,6 +29,16 @@ namespace sql_text {
     "LEFT JOIN users u ON u.id = m.user_id "                                       \
     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"
 
+// conversation_touch also moves the ticket's version and updatedAt (its full shape changes:
+// extensions.md §E8), and a customer's message (SUPPORTCRM_REOPEN_HERE's placeholders:
+// isFromShop false) reopens a PENDING or SOLVED HumanTicket in it, at no statement of its own,
+// unless the shop's webhooks want ticket.updated (bit 32): the event's "changes" need the status
+// it left, so that is done after the insert (human_ticket_status_locked, then
+// human_ticket_reopen, with the ticket's row locked by the touch). Each HumanTicket assignment
+// reads the row as either order of the two leaves it (closedAt is NULL in OPEN and PENDING).
+// (comment_repo.cpp checks that 32 is webhook_event::ticket_updated.)
+#define SUPPORTCRM_REOPEN_HERE "? AND ks.webhook_events & 32 = 0"
+
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_COMMENT_STATEMENTS(S)                                                           \
@@ -40,9 +50,20 @@ namespace sql_text {
     /* a short alias: Connector/C++ upper-cases every column name, a long expression costs. */     \
     S(conversation_touch,                                                                          \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
+      "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
       "SET c.last_message = ?, c.last_message_time = ?, "                                          \
-      "c.unread_chat_count = IF(?, 1, c.unread_chat_count) "                                       \
+      "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "                    \
+      "c.version = c.version + 1, "                                                                \
+      "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "   \
+      "h.status), "                                                                                \
+      "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "  \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+    /* A customer's message reopens here, for a shop whose webhooks want ticket.updated. */       \
+    S(human_ticket_status_locked,                                                                  \
+      "SELECT status FROM human_tickets WHERE conversation_id = ? FOR UPDATE")                     \
+    S(human_ticket_reopen,                                                                         \
+      "UPDATE human_tickets SET status = 'OPEN', closed_at = NULL "                                 \
+      "WHERE conversation_id = ? AND status IN ('PENDING', 'SOLVED')")                             \
     S(message_insert,                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \

@@ -31,6 +31,7 @@ CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
     c.number_of_orders = rs.getUInt64(at[number_of_orders]);
     c.created_at = iso_datetime(rs, at[created_at]);
     c.cms_created_at = optional_iso_datetime(rs, at[cms_created_at]);
+    c.version = rs.getUInt64(at[version]);
     return c;
 }
 
@@ -163,6 +164,37 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
         }
         return found;
     });
+}
+
+}  // namespace supportcrm
+
+namespace supportcrm {
+
+CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expected_version) {
+    try {
+        db.run(Stmt::customer_update, [&](sql::PreparedStatement& st) {
+            bind_optional(st, 1, c.email);
+            bind_optional(st, 2, trimmed(c.email));
+            bind_optional(st, 3, c.phone_number);
+            bind_optional(st, 4, trimmed(c.phone_number));
+            bind_optional(st, 5, c.first_name);
+            bind_optional(st, 6, c.last_name);
+            bind_optional(st, 7, c.full_name);
+            bind_optional(st, 8, c.storefront_id);
+            bind_optional(st, 9, c.site_cms_id);
+            bind_optional(st, 10, c.social_a_user_id);
+            bind_optional(st, 11, c.social_b_user_id);
+            bind_optional(st, 12, c.messaging_id);
+            st.setUInt64(13, c.id);
+            st.setUInt64(14, expected_version);
+            if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
+                throw version_changed();
+            }
+        });
+        return CustomerUpdate::updated;
+    } catch (const UniqueViolation&) {
+        return CustomerUpdate::duplicate;
+    }
 }
 
 }  // namespace supportcrm

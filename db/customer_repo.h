@@ -39,6 +39,7 @@ struct CustomerRow : CustomerFields {
     std::uint64_t number_of_orders = 0;
     std::string created_at;                     // ISO 8601
     std::optional<std::string> cms_created_at;  // ISO 8601
+    std::uint64_t version = 1;                  // what its ETag names (extensions.md §E8)
 };
 
 struct InsertedCustomer {
@@ -80,5 +81,12 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
                                              std::uint64_t rows);
 
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id);
+
+// The customer after its PATCH (extensions.md §E8), in one statement that also checks its
+// version, with its duplicate-detection keys: a version that changed writes nothing and raises
+// version_changed() (db.h); an email or phone number another customer of the shop has is refused
+// by the unique keys (race-safe): duplicate.
+enum class CustomerUpdate { updated, duplicate };
+CustomerUpdate update_customer(Db& db, const CustomerRow& after, std::uint64_t expected_version);
 
 }  // namespace supportcrm

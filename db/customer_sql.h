@@ -14,7 +14,7 @@ namespace supportcrm {
     "c.site_cms_id, c.storefront_b_id, c.social_a_user_id, c.social_b_user_id, "               \
     "c.messaging_id, c.helpdesk_a_id, c.helpdesk_b_id, c.helpdesk_c_id, c.helpdesk_d_id, "     \
     "c.social_b_pseudo, c.cms, c.number_of_orders, "                                           \
-    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at")
+    SUPPORTCRM_MILLIS("c.created_at") ", " SUPPORTCRM_MILLIS("c.cms_created_at") ", c.version"
 
 namespace sql_text {
 
@@ -48,7 +48,16 @@ namespace sql_text {
     S(customers_page, SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
     S(customers_page_email, SUPPORTCRM_CUSTOMER_PAGE("AND c.email_key = LOWER(?)"))                \
     S(customers_page_phone, SUPPORTCRM_CUSTOMER_PAGE("AND c.phone_key = ?"))                       \
-    S(customers_page_storefront, SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))
+    S(customers_page_storefront, SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))              \
+    /* PATCH /api/v1/customers/{id} (extensions.md E8): the read is customer_by_id; the write */   \
+    /* checks the version the read saw (no row matched: another change won) and keeps the */       \
+    /* duplicate-detection keys in step, so the unique keys refuse another customer's email or */  \
+    /* phone number however the requests race. */                                                   \
+    S(customer_update,                                                                             \
+      "UPDATE customers SET email = ?, email_key = LOWER(?), phone_number = ?, phone_key = ?, "    \
+      "first_name = ?, last_name = ?, full_name = ?, storefront_id = ?, site_cms_id = ?, "         \
+      "social_a_user_id = ?, social_b_user_id = ?, messaging_id = ?, version = version + 1 "       \
+      "WHERE id = ? AND version = ?")
 SUPPORTCRM_CUSTOMER_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
@@ -70,7 +79,7 @@ constexpr unsigned id = at("id"), email = at("email"), phone_number = at("phone_
                    helpdesk_c_id = at("helpdesk_c_id"), helpdesk_d_id = at("helpdesk_d_id"),
                    social_b_pseudo = at("social_b_pseudo"), cms = at("cms"),
                    number_of_orders = at("number_of_orders"), created_at = at("created_at"),
-                   cms_created_at = at("cms_created_at");
+                   cms_created_at = at("cms_created_at"), version = at("version");
 }  // namespace customer_col
 constexpr unsigned kCustomerColumns = count_columns(SUPPORTCRM_CUSTOMER_COLUMNS);
 

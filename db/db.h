@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cppconn/connection.h>
+#include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
@@ -24,6 +25,16 @@
 #include "db/write_ledger.h"
 
 namespace supportcrm {
+
+// Thrown inside a run() by a conditional write (UPDATE ... WHERE version = ?) that matched no
+// row because another change took the version first (extensions.md §E8): nothing was written.
+// It is answered as the server answers a transaction it rolled back (ER_LOCK_DEADLOCK, also
+// Galera's certification failure): run() restores the ledger (a server error takes no effect)
+// and raises DbError 1213, on which the request boundary runs the request again, and the re-run
+// reads the winner's version (an If-Match naming the old one then answers 412).
+inline sql::SQLException version_changed() {
+    return sql::SQLException("the version changed since it was read", "40001", kErLockDeadlock);
+}
 
 class Db {
   public:

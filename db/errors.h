@@ -37,6 +37,7 @@ struct UniqueViolation : DbError {
 };
 
 constexpr int kErDupEntry = 1062;
+constexpr int kErLockDeadlock = 1213;
 
 // For the log: the statement's name, the MySQL error code and SQLSTATE, never bound values.
 std::string describe(const sql::SQLException& e, const char* what);

@@ -62,6 +62,7 @@ Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_diges
             a.request_hash = rs->getString(col::request_hash);
             a.status = rs->getInt(col::status);
             a.body = rs->getString(col::body);
+            a.etag = optional_string(*rs, col::etag);
             found.value = std::move(a);
         }
         return found;
@@ -69,12 +70,14 @@ Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_diges
 }
 
 void store_idempotency_answer(Db& db, std::uint64_t shop_id, const std::string& idem_key,
-                              int status, const std::string& body) {
+                              int status, const std::string& body,
+                              const std::optional<std::string>& etag) {
     const int rows = db.run(Stmt::idempotency_store, [&](sql::PreparedStatement& st) {
         st.setInt(1, status);
         st.setString(2, body);
-        st.setUInt64(3, shop_id);
-        st.setString(4, idem_key);
+        bind_optional(st, 3, etag);
+        st.setUInt64(4, shop_id);
+        st.setString(5, idem_key);
         return st.executeUpdate();
     });
     if (rows != 1) {

@@ -31,6 +31,7 @@ struct StoredAnswer {
     std::string request_hash;
     int status = 0;
     std::string body;
+    std::optional<std::string> etag;  // the answer's ETag header (extensions.md §E8), if any
 };
 
 // The API key's shop (as a keyed statement reports it, for Caller::learn) and the committed
@@ -40,7 +41,8 @@ Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_diges
 
 // Completes the claimed row, in the claiming transaction. Throws if the row is not there.
 void store_idempotency_answer(Db& db, std::uint64_t shop_id, const std::string& idem_key,
-                              int status, const std::string& body);
+                              int status, const std::string& body,
+                              const std::optional<std::string>& etag);
 
 // Deletes up to one batch of rows past retention; returns how many.
 std::uint64_t purge_expired_idempotency_keys(Db& db);

@@ -27,11 +27,13 @@ namespace sql_text {
       "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id), "                   \
       "(SELECT webhook_events FROM shops WHERE shops.id = idempotency_keys.shop_id) AS hooks")     \
     /* The answer, in the claiming transaction: committed with the write or not at all. */         \
-    S(idempotency_store, "UPDATE idempotency_keys SET status = ?, body = ? WHERE shop_id = ? AND idem_key = ?") \
+    S(idempotency_store,                                                                           \
+      "UPDATE idempotency_keys SET status = ?, body = ?, etag = ? WHERE shop_id = ? AND idem_key = ?") \
     /* A retry's read after its claim met a committed row: the key's own columns (the claim that */ \
     /* failed settled nothing) and the stored answer, in one round trip. */                        \
     S(idempotency_answer_for_key,                                                                  \
-      "SELECT i.request_hash, i.status, i.body, " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES \
+      "SELECT i.request_hash, i.status, i.body, i.etag, " SUPPORTCRM_KEY_COLUMNS                   \
+      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
       " LEFT JOIN idempotency_keys i ON i.shop_id = ks.id AND i.idem_key = ? WHERE "               \
       SUPPORTCRM_KEY_MATCH)                                                                        \
     /* Retention (docs/operations.md "Key retention"): kept 25 hours, deleted in small batches. */ \
@@ -52,8 +54,8 @@ enum : unsigned { shop_id = 1, shop_domain, shop_brand_id, shop_webhook_events }
 static_assert(shop_webhook_events == result_columns(sql_text::idempotency_claim));
 }  // namespace layout::idempotency_claim
 namespace layout::idempotency_answer_for_key {
-enum : unsigned { request_hash = 1, status, body };
-constexpr ColumnRun key{body + 1, kKeyColumns};
+enum : unsigned { request_hash = 1, status, body, etag };
+constexpr ColumnRun key{etag + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::idempotency_answer_for_key));
 }  // namespace layout::idempotency_answer_for_key
 

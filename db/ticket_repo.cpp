@@ -1,5 +1,7 @@
 #include "db/ticket_repo.h"
 
+#include <cppconn/datatype.h>
+
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
@@ -61,6 +63,7 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         bind_optional(st, 15, t.language_code);
         bind_optional(st, 16, t.via);
         st.setString(17, db_time(t.created_at));
+        st.setString(18, db_time(t.created_at));  // updated_at: a new ticket's last change
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
@@ -102,6 +105,7 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
             h.closed_at = optional_iso_datetime(*rs, human_ticket[ht_closed_at]);
             t.human_ticket = std::move(h);
         }
+        t.version = rs->getUInt64(version);
         return found;
     });
 }
@@ -111,11 +115,9 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
 namespace supportcrm {
 namespace {
 
-TicketRow read_ticket_row(const sql::ResultSet& rs) {
+// The create shape's columns (SUPPORTCRM_TICKET_COLUMNS, from the first column of a row).
+void read_created_ticket(const sql::ResultSet& rs, NewTicket& t) {
     using namespace layout::tickets_page;
-    TicketRow row;
-    row.id = rs.getUInt64(id);
-    NewTicket& t = row.ticket;
     t.customer_id = rs.getUInt64(customer_id);
     t.channel = rs.getString(channel);
     t.name = optional_string(rs, name);
@@ -131,6 +133,12 @@ TicketRow read_ticket_row(const sql::ResultSet& rs) {
     t.tags_json = rs.getString(tags);
     t.language_code = optional_string(rs, language_code);
     t.via = optional_string(rs, via);
+}
+
+TicketRow read_ticket_row(const sql::ResultSet& rs) {
+    TicketRow row;
+    row.id = rs.getUInt64(layout::tickets_page::id);
+    read_created_ticket(rs, row.ticket);
     return row;
 }
 
@@ -159,6 +167,81 @@ std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const Ti
             out.push_back(read_ticket_row(*rs));
         }
         return out;
+    });
+}
+
+}  // namespace supportcrm
+
+namespace supportcrm {
+
+Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_digest,
+                                            std::uint64_t ticket_id,
+                                            const std::optional<std::uint64_t>& user_id) {
+    return db.run(Stmt::ticket_for_patch, [&](sql::PreparedStatement& st) {
+        bind_optional(st, 1, user_id);
+        st.setUInt64(2, ticket_id);
+        st.setString(3, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        Keyed<TicketForPatch> found;
+        if (!rs->next()) {
+            return found;
+        }
+        namespace col = layout::ticket_for_patch;
+        namespace ht = layout::ticket_detail;  // the ht_* offsets into the HumanTicket's run
+        found.key = read_keyed_shop(*rs, col::key);
+        TicketForPatch& row = found.value.emplace();
+        FullTicket& t = row.ticket;
+        t.id = rs->getUInt64(layout::tickets_page::id);
+        read_created_ticket(*rs, t.ticket);
+        if (!rs->isNull(col::human_ticket[ht::ht_id])) {
+            HumanTicketState& h = t.human_ticket.emplace();
+            h.id = rs->getUInt64(col::human_ticket[ht::ht_id]);
+            h.status = rs->getString(col::human_ticket[ht::ht_status]);
+            h.opened_at = rs->getInt64(col::human_ticket[ht::ht_opened_at]);
+            if (!rs->isNull(col::human_ticket[ht::ht_closed_at])) {
+                h.closed_at = rs->getInt64(col::human_ticket[ht::ht_closed_at]);
+            }
+        }
+        t.updated_at = rs->getInt64(col::updated_at);
+        t.version = rs->getUInt64(col::version);
+        row.user_found = rs->getInt64(col::user_found) > 0;
+        return found;
+    });
+}
+
+void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_version) {
+    return db.run(Stmt::ticket_update, [&](sql::PreparedStatement& st) {
+        const NewTicket& t = after.ticket;
+        bind_optional(st, 1, t.name);
+        bind_optional(st, 2, t.contact_reason);
+        bind_optional(st, 3, t.language_code);
+        bind_optional(st, 4, t.assigned_to);
+        st.setString(5, t.tags_json);
+        st.setInt64(6, t.unread_chat_count);
+        st.setBoolean(7, t.is_opened_ticket);
+        st.setString(8, db_time(after.updated_at));
+        const std::optional<HumanTicketState>& h = after.human_ticket;
+        bind_optional(st, 9, h ? std::optional<std::string>(h->status) : std::nullopt);
+        if (h && h->closed_at) {
+            st.setString(10, db_time(*h->closed_at));
+        } else {
+            st.setNull(10, sql::DataType::TIMESTAMP);
+        }
+        st.setUInt64(11, after.id);
+        st.setUInt64(12, expected_version);
+        if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
+            throw version_changed();
+        }
+    });
+}
+
+std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at) {
+    return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setString(2, db_time(opened_at));
+        ResultSetPtr rs(st.executeQuery());
+        rs->next();
+        return rs->getUInt64(layout::returned_id::id);
     });
 }
 

@@ -65,7 +65,45 @@ struct TicketDetail {
     PersonRow customer;
     std::optional<PersonRow> user;
     std::optional<HumanTicketRow> human_ticket;
+    std::uint64_t version = 1;  // what its ETag names (extensions.md §E8)
 };
+
+// extensions.md §E8: a ticket in the full shape (the create shape, its HumanTicket, updatedAt)
+// with the version its ETag names.
+struct HumanTicketState {
+    std::uint64_t id = 0;
+    std::string status;  // OPEN, PENDING, SOLVED, CLOSED
+    timeutil::Millis opened_at = 0;
+    std::optional<timeutil::Millis> closed_at;
+};
+
+struct FullTicket {
+    std::uint64_t id = 0;
+    NewTicket ticket;  // the create shape's fields (ticket.created_at unread)
+    std::optional<HumanTicketState> human_ticket;
+    timeutil::Millis updated_at = 0;
+    std::uint64_t version = 1;
+};
+
+// What a PATCH reads first, with the key's shop, in one statement: the ticket, and whether
+// `user_id` (when given: the body's assigned_to) is a user of the shop.
+struct TicketForPatch {
+    FullTicket ticket;
+    bool user_found = false;
+};
+Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_digest,
+                                            std::uint64_t ticket_id,
+                                            const std::optional<std::uint64_t>& user_id);
+
+// The ticket after its PATCH, in one statement that also checks its version: when the stored
+// version is no longer `expected_version` (another change won) nothing is written and
+// version_changed() (db.h) is raised. The ticket's version becomes expected_version + 1; a
+// HumanTicket that exists takes `after`'s status and closedAt (one that does not is opened by
+// open_human_ticket()).
+void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_version);
+
+// Opens the ticket's HumanTicket (OPEN, closedAt null); returns its id.
+std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at);
 
 // The ticket with the key's shop, in one statement. Neither key nor value when no row came back
 // (an unknown key or no such ticket in a live shop): resolve the key, then 404.

@@ -32,6 +32,10 @@ namespace sql_text {
     SUPPORTCRM_MILLIS("t.date") ", t.last_message, " SUPPORTCRM_MILLIS("t.last_message_time") \
     ", t.contact_reason, t.assigned_to, t.is_opened_ticket, t.unread_chat_count, t.tags, "   \
     "t.language_code, t.via"
+// The full shape (extensions.md E8): the create shape, the HumanTicket, updatedAt, the version.
+#define SUPPORTCRM_FULL_TICKET_COLUMNS                                                      \
+    SUPPORTCRM_TICKET_COLUMNS ", " SUPPORTCRM_HUMAN_TICKET_COLUMNS ", "                    \
+    SUPPORTCRM_MILLIS("t.updated_at") ", t.version"
 #define SUPPORTCRM_TICKET_PAGE(filter)                                                           \
     "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? " filter \
     " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
@@ -44,8 +48,8 @@ namespace sql_text {
     S(conversation_insert,                                                                         \
       "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
-      "unread_chat_count, tags, language_code, via, created_at) "                                  \
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                   \
+      "unread_chat_count, tags, language_code, via, created_at, updated_at) "                      \
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                \
     S(human_ticket_insert,                                                                         \
       "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "      \
       "RETURNING id")                                                                              \
@@ -55,7 +59,7 @@ namespace sql_text {
       "SELECT c.id, c.channel, c.name, "                                                           \
       SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                   \
       SUPPORTCRM_PERSON_COLUMNS("u") ", "                                                          \
-      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", "                                                        \
+      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, "                                             \
       SUPPORTCRM_KEY_COLUMNS                                                                       \
       " FROM " SUPPORTCRM_KEY_TABLES                                                               \
       " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                   \
@@ -66,7 +70,28 @@ namespace sql_text {
     S(tickets_page, SUPPORTCRM_TICKET_PAGE(""))                                                    \
     S(tickets_page_customer, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
     S(tickets_page_since, SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
-    S(tickets_page_customer_since, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?"))
+    S(tickets_page_customer_since, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?")) \
+    /* PATCH /api/v1/tickets/{id} (extensions.md E8). The read: the ticket in the full shape */   \
+    /* with its version and the key's shop, and whether the body's assigned_to (bound first; */   \
+    /* NULL when not given) is a user of the shop, in one round trip; no row as for */            \
+    /* ticket_detail. Not a locking read: the write checks the version itself. */                 \
+    S(ticket_for_patch,                                                                            \
+      "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                \
+      "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "                \
+      SUPPORTCRM_KEY_COLUMNS                                                                       \
+      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
+      " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                   \
+      "LEFT JOIN human_tickets h ON h.conversation_id = t.id "                                     \
+      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
+    /* The write, and the version check that makes it atomic: it matches no row once another */   \
+    /* change has taken the version the read saw. The HumanTicket, when there is one, changes */  \
+    /* in the same statement (the LEFT JOIN leaves a missing one alone). */                       \
+    S(ticket_update,                                                                               \
+      "UPDATE conversations t LEFT JOIN human_tickets h ON h.conversation_id = t.id "              \
+      "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, " \
+      "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "                        \
+      "t.version = t.version + 1, h.status = ?, h.closed_at = ? "                                  \
+      "WHERE t.id = ? AND t.version = ?")
 SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
@@ -105,7 +130,8 @@ constexpr unsigned ht_id = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "id"),
                    ht_opened_at = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "opened_at"),
                    ht_closed_at = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "closed_at");
 constexpr ColumnRun human_ticket = user.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
-constexpr ColumnRun key = human_ticket.then(kKeyColumns);
+constexpr unsigned version = human_ticket.next();  // what the ETag names (extensions.md E8)
+constexpr ColumnRun key{version + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::ticket_detail));
 }  // namespace ticket_detail
 namespace tickets_page {  // and its filtered variants
@@ -127,6 +153,17 @@ static_assert(kColumns == result_columns(sql_text::tickets_page_customer));
 static_assert(kColumns == result_columns(sql_text::tickets_page_since));
 static_assert(kColumns == result_columns(sql_text::tickets_page_customer_since));
 }  // namespace tickets_page
+namespace ticket_for_patch {
+// The create shape (tickets_page's offsets), the HumanTicket (ticket_detail's ht_* offsets),
+// updatedAt, version, whether the user exists, the key.
+constexpr ColumnRun ticket{1, tickets_page::kColumns};
+constexpr ColumnRun human_ticket = ticket.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
+constexpr unsigned updated_at = human_ticket.next(), version = updated_at + 1,
+                   user_found = version + 1;
+static_assert(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS));
+constexpr ColumnRun key{user_found + 1, kKeyColumns};
+static_assert(key.last() == result_columns(sql_text::ticket_for_patch));
+}  // namespace ticket_for_patch
 namespace returned_id {  // conversation_insert, human_ticket_insert
 static_assert(result_columns(sql_text::conversation_insert) == 1);
 static_assert(result_columns(sql_text::human_ticket_insert) == 1);

@@ -12,11 +12,13 @@ struct EventType {
     unsigned bit;
     std::string_view name;
 };
-constexpr std::array<EventType, 4> kEventTypes{{
+constexpr std::array<EventType, 6> kEventTypes{{
     {webhook_event::customer_created, "customer.created"},
     {webhook_event::ticket_created, "ticket.created"},
     {webhook_event::comment_created, "comment.created"},
     {webhook_event::survey_created, "survey.created"},
+    {webhook_event::customer_updated, "customer.updated"},
+    {webhook_event::ticket_updated, "ticket.updated"},
 }};
 
 void refresh_shop_events(Db& db, std::uint64_t shop_id) {
@@ -70,12 +72,13 @@ std::vector<std::string> event_type_names(unsigned mask) {
 }
 
 void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
-                  timeutil::Millis at) {
+                  timeutil::Millis at, const std::optional<std::string>& changes) {
     db.run(Stmt::webhook_event_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt(2, type);
         st.setString(3, std::string(payload));
         st.setString(4, timeutil::format_db(at));
+        bind_optional(st, 5, changes);
         st.executeUpdate();
     });
 }
@@ -222,6 +225,7 @@ std::vector<DueDelivery> select_due_deliveries(Db& db, unsigned batch,
             d.secret_base64 = rs->getString(secret);
             d.type = rs->getUInt(type);
             d.payload = rs->getString(payload);
+            d.changes = optional_string(*rs, changes);
             d.created_at = rs->getInt64(created_at);
             d.shop_domain = rs->getString(domain);
         });

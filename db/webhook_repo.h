@@ -18,7 +18,7 @@ namespace supportcrm {
 // Event types are bits: a webhook's filter and a shop's webhook_events are unions of them.
 namespace webhook_event {
 constexpr unsigned customer_created = 1, ticket_created = 2, comment_created = 4,
-                   survey_created = 8, all = 15;
+                   survey_created = 8, customer_updated = 16, ticket_updated = 32, all = 63;
 }  // namespace webhook_event
 
 // "survey.created" for webhook_event::survey_created; "" for anything not one type.
@@ -35,9 +35,9 @@ inline bool shop_wants_event(unsigned shop_webhook_events, unsigned type) {
 }
 
 // The outbox row, inside the caller's transaction: payload is the resource exactly as the
-// create response carries it.
+// create response carries it; changes, for the *.updated types, the E8 "changes" object.
 void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
-                  timeutil::Millis at);
+                  timeutil::Millis at, const std::optional<std::string>& changes = std::nullopt);
 
 // --- supportcrm-admin ---------------------------------------------------------------------
 
@@ -87,6 +87,7 @@ struct DueDelivery {
     std::string secret_base64;
     unsigned type = 0;
     std::string payload;
+    std::optional<std::string> changes;  // the *.updated types' "changes" (extensions.md §E8)
     timeutil::Millis created_at = 0;
     std::string shop_domain;
     timeutil::Millis leased_until = 0;  // set by lease_delivery: the claim's token

@@ -14,7 +14,9 @@ namespace sql_text {
 #define SUPPORTCRM_WEBHOOK_STATEMENTS(S)                                                           \
     /* The API's one webhook statement: an event in the outbox, inside the create's transaction, */ \
     /* sent only when the shop's webhook_events bit for it is set (customers: a trigger, sql/006). */ \
-    S(webhook_event_insert, "INSERT INTO webhook_events (shop_id, type, payload, created_at) VALUES (?, ?, ?, ?)") \
+    S(webhook_event_insert,                                                                        \
+      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
+      "VALUES (?, ?, ?, ?, ?)")                                                                    \
     /* supportcrm-admin webhook ... */                                                             \
     S(webhook_insert,                                                                              \
       "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "    \
@@ -62,7 +64,8 @@ namespace sql_text {
     S(webhook_delivery_lease,                                                                      \
       "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND event_id = ?")   \
     S(webhook_delivery_detail,                                                                     \
-      "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain " \
+      "SELECT w.url, w.secret, e.type, e.payload, " SUPPORTCRM_MILLIS("e.created_at") ", s.domain, " \
+      "e.changes "                                                                                 \
       "FROM webhook_events e JOIN webhooks w ON w.id = ? JOIN shops s ON s.id = e.shop_id "        \
       "WHERE e.id = ?")                                                                            \
     /* Only while the claim is still this deliverer's (its lease time unchanged): a deliverer */ \
@@ -119,8 +122,9 @@ constexpr unsigned webhook_id = 1, event_id = 2, attempts = 3;
 static_assert(attempts == result_columns(sql_text::webhook_deliveries_due));
 }  // namespace webhook_deliveries_due
 namespace webhook_delivery_detail {
-constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6;
-static_assert(domain == result_columns(sql_text::webhook_delivery_detail));
+constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6,
+                   changes = 7;
+static_assert(changes == result_columns(sql_text::webhook_delivery_detail));
 }  // namespace webhook_delivery_detail
 namespace webhook_outcome_counts {
 constexpr unsigned outcome = 1, attempts = 2;

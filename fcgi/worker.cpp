@@ -88,6 +88,8 @@ Request read_request(FCGX_Request& fcgi) {
     r.x_api_key = param(fcgi.envp, "HTTP_X_API_KEY");
     r.authorization = param(fcgi.envp, "HTTP_AUTHORIZATION");
     r.idempotency_key = combined_param(fcgi.envp, "HTTP_IDEMPOTENCY_KEY");
+    r.if_match = combined_param(fcgi.envp, "HTTP_IF_MATCH");
+    r.if_none_match = combined_param(fcgi.envp, "HTTP_IF_NONE_MATCH");
     std::optional<std::string> client_id;
     if (auto sent = param(fcgi.envp, "HTTP_X_REQUEST_ID")) {
         client_id = acceptable_request_id(*sent);

@@ -1,8 +1,12 @@
-// POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments".
+// POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments"; a customer's
+// comment reopens a PENDING or SOLVED ticket (extensions.md §E8, db/comment_repo.h).
+#include <stdexcept>
+
 #include "api/api_error.h"
 #include "api/bodies.h"
 #include "api/fields.h"
 #include "api/handler.h"
+#include "api/views.h"
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "db/comment_repo.h"
@@ -58,6 +62,24 @@ std::string with_ticket_id(const std::string& comment_object, const HandlerConte
     return out;
 }
 
+// ticket.updated for a ticket the customer's comment reopened (extensions.md §E8): the full
+// shape as this transaction leaves it, and the status change.
+void record_reopen(HandlerContext& ctx, const AddedComment& added, timeutil::Millis at) {
+    Keyed<TicketForPatch> found =
+        find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, std::nullopt);
+    if (!found.value || !found.key) {
+        throw std::logic_error("a ticket locked by its comment's transaction was not found");
+    }
+    std::string ticket_json;
+    JsonWriter t(ticket_json);
+    write_full_ticket(t, found.value->ticket, found.key->domain);
+    std::string changes;
+    JsonWriter c(changes);
+    c.begin_object().key("HumanTicketStatus").begin_object();
+    c.field("from", *added.reopened_from).field("to", "OPEN").end_object().end_object();
+    record_event(ctx.db, added.shop_id, webhook_event::ticket_updated, ticket_json, at, changes);
+}
+
 }  // namespace
 
 Response create_comment(HandlerContext& ctx) {
@@ -100,6 +122,9 @@ Response create_comment(HandlerContext& ctx) {
         .key("tags")
         .raw(comment.tags_json);
     w.end_object();
+    if (added->reopened_from) {  // reopened, and a webhook wants ticket.updated
+        record_reopen(ctx, *added, comment.created_at);
+    }
     return created(ctx, tx, {webhook_event::comment_created, comment.created_at, &with_ticket_id},
                    "comment", comment_json);
 }

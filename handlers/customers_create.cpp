@@ -107,6 +107,7 @@ Response create_customer(HandlerContext& ctx) {
     const CustomerRow& c = outcome.customer;
     Response r;
     r.status = outcome.created ? 201 : 200;
+    r.headers.emplace_back("ETag", etag::of(etag::Kind::customer, c.id, c.version));
     JsonWriter w(r.body);
     w.begin_object().field("success", true).field("existing", !outcome.created);
     w.key("customer").begin_object();

@@ -1,4 +1,5 @@
-// GET /api/v1/customers/{customerId} — api-v1.md §2.
+// GET /api/v1/customers/{customerId} — api-v1.md §2; its ETag and If-None-Match: extensions.md
+// §E8 (the version is a column of the same statement).
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "api/views.h"
@@ -17,8 +18,13 @@ Response get_customer(HandlerContext& ctx) {
         return errors::customer_not_found();
     }
     const CustomerRow& c = *found.value;
+    const std::string tag = etag::of(etag::Kind::customer, c.id, c.version);
+    if (std::optional<Response> unchanged = not_modified(ctx.request, tag)) {
+        return std::move(*unchanged);
+    }
 
     Response r;
+    r.headers.emplace_back("ETag", tag);
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("customer");
     write_fetched_customer(w, c, shop.value->domain);

@@ -12,13 +12,15 @@ struct Route {
 
 // clang-format off
 const Route kRoutes[] = {
-    // GET before POST: the order of a 405's Allow ("GET, POST").
+    // GET before POST and PATCH: the order of a 405's Allow ("GET, POST", "GET, PATCH").
     {"GET",  "/api/v1/customers",              list_customers,       Route::resolved_first},
     {"POST", "/api/v1/customers",              create_customer,      Route::in_statement},
     {"GET",  "/api/v1/customers/{customerId}", get_customer,         Route::in_statement},
+    {"PATCH", "/api/v1/customers/{customerId}", patch_customer,      Route::in_statement},
     {"GET",  "/api/v1/tickets",                list_tickets,         Route::resolved_first},
     {"POST", "/api/v1/tickets",                create_ticket,        Route::resolved_first},
     {"GET",  "/api/v1/tickets/{ticketId}",     get_ticket,           Route::in_statement},
+    {"PATCH", "/api/v1/tickets/{ticketId}",    patch_ticket,         Route::in_statement},
     {"GET",  "/api/v1/tickets/{ticketId}/comments", list_ticket_comments, Route::in_statement},
     {"POST", "/api/v1/tickets/{ticketId}/comments", create_comment,       Route::in_statement},
     {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},

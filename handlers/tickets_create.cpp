@@ -63,8 +63,10 @@ Response create_ticket(HandlerContext& ctx) {
     std::string ticket_json;
     JsonWriter t(ticket_json);
     write_created_ticket(t, id, ticket, shop.domain);
-    return created(ctx, tx, {webhook_event::ticket_created, ticket.created_at}, "ticket",
-                   ticket_json);
+    Response r =
+        created(ctx, tx, {webhook_event::ticket_created, ticket.created_at}, "ticket", ticket_json);
+    r.headers.emplace_back("ETag", etag::of(etag::Kind::ticket, id, 1));  // a new ticket's version
+    return r;
 }
 
 }  // namespace supportcrm

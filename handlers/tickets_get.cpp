@@ -1,4 +1,5 @@
-// GET /api/v1/tickets/{ticketId} — api-v1.md §4.
+// GET /api/v1/tickets/{ticketId} — api-v1.md §4; its ETag and If-None-Match: extensions.md §E8
+// (the version is a column of the same statement).
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "api/views.h"
@@ -33,7 +34,12 @@ Response get_ticket(HandlerContext& ctx) {
         return std::move(*shop.error);
     }
     const TicketDetail& ticket = *found.value;
+    const std::string tag = etag::of(etag::Kind::ticket, ticket.id, ticket.version);
+    if (std::optional<Response> unchanged = not_modified(ctx.request, tag)) {
+        return std::move(*unchanged);
+    }
     Response r;
+    r.headers.emplace_back("ETag", tag);
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket").begin_object();
     w.key("id").id_string(ticket.id);

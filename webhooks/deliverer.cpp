@@ -49,8 +49,11 @@ std::string delivery_body(const DueDelivery& d) {
         .field("timestamp", timeutil::format_iso(d.created_at))
         .field("shopDomain", d.shop_domain)
         .key("data")
-        .raw(d.payload)
-        .end_object();
+        .raw(d.payload);
+    if (d.changes) {
+        w.key("changes").raw(*d.changes);  // beside data (extensions.md §E8)
+    }
+    w.end_object();
     return body;
 }
 

@@ -2,8 +2,14 @@
 --
 -- Configured from the environment (bench/run sets these per scenario):
 --   BENCH_PATHS   file with one request path per line (with query string), cycled (required)
---   BENCH_METHOD  GET (default) or POST
---   BENCH_BODY    none (default) | customer (a unique email per request) | comment
+--   BENCH_METHOD  GET (default), POST or PATCH
+--   BENCH_BODY    none (default) | customer (a unique email per request) | comment |
+--                 status (PATCH: each ticket's HumanTicketStatus PENDING, then OPEN, in turn) |
+--                 status-if-match (the same with If-Match: the ETag of the ticket's last answer;
+--                 a ticket not answered yet is fetched once with GET first; needs one thread,
+--                 BENCH_THREADS=1, else two threads may race for one ticket and get 412) |
+--                 if-none-match (GET; each line of BENCH_PATHS is "path etag", sent as
+--                 If-None-Match: 304 is the expected answer)
 --   BENCH_KEY     API key sent as x-api-key (empty: no key header)
 --   BENCH_NONCE   unique per wrk invocation: keeps generated emails unique across runs
 --   BENCH_IDEMPOTENCY  none (default) | fresh (a new Idempotency-Key on every request) |
@@ -28,20 +34,26 @@ end
 -- Per thread (each wrk thread has its own Lua state).
 non2xx = 0
 nosuccess = 0
+expect_304 = false
 local paths = {}
 local prepared = {}
 local n = 0
 local i = 0
 local counter = 0
 local method, body_kind, nonce, headers, idempotency
+local visits = {}  -- status*: how many times each path was sent
+local etags = {}   -- status-if-match: ticket id -> the ETag of its last answer
 
 function init(args)
     local file = os.getenv("BENCH_PATHS")
     assert(file and #file > 0, "BENCH_PATHS is not set")
     local f = assert(io.open(file, "r"))
+    local tags = {}
     for line in f:lines() do
         if #line > 0 then
-            table.insert(paths, line)
+            local path, tag = string.match(line, "^(%S+) (%S+)$")
+            table.insert(paths, path or line)
+            table.insert(tags, tag)
         end
     end
     f:close()
@@ -86,13 +98,48 @@ function init(args)
         for k = 1, n do
             prepared[k] = wrk.format(method, paths[k], headers, nil)
         end
+    elseif body_kind == "if-none-match" then
+        for k = 1, n do
+            local h = {}
+            for name, value in pairs(headers) do
+                h[name] = value
+            end
+            h["If-None-Match"] = assert(tags[k], "no ETag on line " .. k .. " of " .. file)
+            prepared[k] = wrk.format(method, paths[k], h, nil)
+        end
+        body_kind = "none"
+        expect_304 = true
     end
+end
+
+-- PATCH /api/v1/tickets/{id}: PENDING and OPEN in turn (both always allowed from the other), so
+-- that every request changes the ticket.
+local function status_request(k)
+    local path = paths[k]
+    visits[k] = (visits[k] or 0) + 1
+    local status = (visits[k] % 2 == 1) and "PENDING" or "OPEN"
+    local h = {}
+    for name, value in pairs(headers) do
+        h[name] = value
+    end
+    if body_kind == "status-if-match" then
+        local id = string.match(path, "/tickets/(%d+)")
+        if not etags[id] then
+            visits[k] = visits[k] - 1
+            return wrk.format("GET", path, { ["x-api-key"] = headers["x-api-key"] }, nil)
+        end
+        h["If-Match"] = etags[id]
+    end
+    return wrk.format(method, path, h, '{"HumanTicketStatus":"' .. status .. '"}')
 end
 
 function request()
     i = i % n + 1
     if body_kind == "none" then
         return prepared[i]
+    end
+    if body_kind == "status" or body_kind == "status-if-match" then
+        return status_request(i)
     end
     counter = counter + 1
     if idempotency == "fresh" then
@@ -113,7 +160,18 @@ function request()
 end
 
 function response(status, resp_headers, body)
-    if status < 200 or status > 299 then
+    if body_kind == "status-if-match" and body then
+        local id = string.match(body, '"ticket":{"id":"(%d+)"')
+        local tag = resp_headers["ETag"] or resp_headers["etag"]
+        if id and tag then
+            etags[id] = tag
+        end
+    end
+    if expect_304 then
+        if status ~= 304 then
+            non2xx = non2xx + 1
+        end
+    elseif status < 200 or status > 299 then
         non2xx = non2xx + 1
     elseif body == nil or not string.find(body, '"success":true', 1, true) then
         nosuccess = nosuccess + 1

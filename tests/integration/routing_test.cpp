@@ -109,10 +109,9 @@ std::vector<MethodCase> customer_method_cases() {
         {"PUT", "/api/v1/customers", {"GET", "POST"}, {"PUT"}},
         {"DELETE", "/api/v1/customers", {"GET", "POST"}, {"DELETE"}},
         {"PATCH", "/api/v1/customers", {"GET", "POST"}, {"PATCH"}},
-        {"DELETE", "/api/v1/customers/1", {"GET"}, {"DELETE", "POST"}},
-        {"PUT", "/api/v1/customers/1", {"GET"}, {"PUT"}},
-        {"PATCH", "/api/v1/customers/1", {"GET"}, {"PATCH"}},
-        {"POST", "/api/v1/customers/1", {"GET"}, {"POST"}},
+        {"DELETE", "/api/v1/customers/1", {"GET", "PATCH"}, {"DELETE", "POST"}},
+        {"PUT", "/api/v1/customers/1", {"GET", "PATCH"}, {"PUT"}},
+        {"POST", "/api/v1/customers/1", {"GET", "PATCH"}, {"POST"}},
         {"DELETE", "/api/v1/customers/", {"GET"}, {"DELETE"}},
     };
 }
@@ -121,7 +120,7 @@ std::vector<MethodCase> ticket_and_csat_method_cases() {
     return {
         {"PUT", "/api/v1/tickets", {"GET", "POST"}, {"PUT"}},
         {"DELETE", "/api/v1/tickets", {"GET", "POST"}, {"DELETE"}},
-        {"DELETE", "/api/v1/tickets/1", {"GET"}, {"DELETE"}},
+        {"DELETE", "/api/v1/tickets/1", {"GET", "PATCH"}, {"DELETE"}},
         {"DELETE", "/api/v1/tickets/1/comments", {"GET", "POST"}, {"DELETE"}},
         {"PUT", "/api/v1/tickets/1/comments", {"GET", "POST"}, {"PUT"}},
         {"DELETE", "/api/v1/csat", {"GET", "POST"}, {"DELETE"}},

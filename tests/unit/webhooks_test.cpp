@@ -173,7 +173,21 @@ TEST(WebhookEvents, NamesAndBits) {
     EXPECT_FALSE(event_type_bit("comment"));
     EXPECT_EQ(event_type_names(webhook_event::all),
               (std::vector<std::string>{"customer.created", "ticket.created", "comment.created",
-                                        "survey.created"}));
+                                        "survey.created", "customer.updated", "ticket.updated"}));
+    EXPECT_EQ(event_type_bit("ticket.updated"), webhook_event::ticket_updated);
+}
+
+TEST(WebhookBody, AnUpdateCarriesItsChangesBesideTheData) {
+    DueDelivery d;
+    d.type = webhook_event::ticket_updated;
+    d.created_at = 1700000000123;
+    d.shop_domain = "a.example";
+    d.payload = R"({"id":"5"})";
+    d.changes = R"({"name":{"from":null,"to":"X"}})";
+    EXPECT_EQ(
+        delivery_body(d),
+        R"({"type":"ticket.updated","timestamp":"2023-11-14T22:13:20.123Z",)"
+        R"("shopDomain":"a.example","data":{"id":"5"},"changes":{"name":{"from":null,"to":"X"}}})");
 }
 
 }  // namespace

@@ -1,0 +1,88 @@
+// The bodies of PATCH /api/v1/tickets/{id} and PATCH /api/v1/customers/{id} (extensions.md
+// §E8), read and validated, the ticket status machine, and what a patch changes in a record:
+// the part of each PATCH that needs no database, unit-tested without one. The handlers
+// (handlers/tickets_patch.cpp, handlers/customers_patch.cpp) run these on the row they read.
+#pragma once
+
+#include <json/value.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/time_util.h"
+#include "db/customer_repo.h"
+#include "db/ticket_repo.h"
+
+namespace supportcrm {
+
+// A member a PATCH may set: absent (nullopt), null (an empty inner optional: clears), or a value.
+template <typename T>
+using Settable = std::optional<std::optional<T>>;
+
+struct TicketPatch {
+    Settable<std::string> name, contact_reason, language_code;
+    Settable<std::uint64_t> assigned_to;
+    std::optional<std::vector<std::string>> tags, add_tags, remove_tags;
+    std::optional<std::int64_t> unread_chat_count;
+    std::optional<std::string> status;  // HumanTicketStatus
+};
+
+struct CustomerPatch {
+    Settable<std::string> email, phone_number, first_name, last_name, full_name, storefront_id,
+        site_cms_id, social_a_user_id, social_b_user_id, messaging_id;
+};
+
+// A body read into a patch, or the validation_failed message that refuses it: an unknown or
+// read-only member first ("Unknown or read-only field: <member>"), then each member's type and
+// length in the order of the tables of §E8.
+template <typename T>
+struct ReadPatch {
+    T patch;
+    std::string error;  // empty: valid
+};
+ReadPatch<TicketPatch> read_ticket_patch(const Json::Value& body);
+ReadPatch<CustomerPatch> read_customer_patch(const Json::Value& body);
+
+// --- The status machine -------------------------------------------------------------------
+
+// OPEN, PENDING, SOLVED, CLOSED.
+bool is_ticket_status(std::string_view status);
+// The statuses a ticket in `from` may enter, in the order OPEN, PENDING, SOLVED, CLOSED; `from`
+// nullopt is a ticket without a HumanTicket (only OPEN). The same status again is no change, so
+// never refused, and not listed.
+std::vector<std::string_view> allowed_statuses(const std::optional<std::string>& from);
+
+// --- What a patch changes -------------------------------------------------------------------
+
+struct TicketChange {
+    FullTicket after;      // the ticket once patched (updated_at now when changed)
+    bool changed = false;  // false: a no-op, nothing to write
+    bool opens_human_ticket = false;
+    // {"<member>": {"from": ..., "to": ...}} for each member that changed (E8's events).
+    std::string changes_json = "{}";
+    // A status the machine refuses: 422 invalid_transition (nothing else applies).
+    struct Refused {
+        std::string from;  // "none" for a ticket without a HumanTicket
+        std::string to;
+        std::vector<std::string_view> allowed;
+    };
+    std::optional<Refused> refused;
+};
+TicketChange apply_ticket_patch(const FullTicket& before, const TicketPatch& patch,
+                                timeutil::Millis now);
+
+struct CustomerChange {
+    CustomerRow after;
+    bool changed = false;
+    std::string changes_json = "{}";
+    std::string error;  // "email or phone_number is required" when the patch would leave neither
+};
+CustomerChange apply_customer_patch(const CustomerRow& before, const CustomerPatch& patch);
+
+// The tags of a ticket row (its JSON text) as a list; [] for anything that is not one.
+std::vector<std::string> parse_tags(const std::string& tags_json);
+
+}  // namespace supportcrm

@@ -1,0 +1,132 @@
+// PATCH /api/v1/customers/{customerId} — extensions.md §E8.
+//
+// Statements (docs/performance.md, "PATCH"): the read (customer_by_id, the hot fetch's own
+// statement: the key and the customer in one round trip), then the conditional write
+// (customer_update: the version check, the fields and the duplicate-detection keys in one
+// statement, whose unique keys refuse another customer's email or phone number). Two in all
+// when the shop has no webhook for customer.updated; otherwise START TRANSACTION, the write, the
+// event, COMMIT. A 409 adds the read of the other customer.
+#include <cctype>
+
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "api/patches.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "common/text.h"
+#include "db/customer_repo.h"
+#include "db/webhook_repo.h"
+
+namespace supportcrm {
+namespace {
+
+std::string customer_json(const CustomerRow& c, std::string_view shop_domain) {
+    std::string out;
+    JsonWriter w(out);
+    write_fetched_customer(w, c, shop_domain);
+    return out;
+}
+
+Response customer_answer(const std::string& json, const std::string& tag) {
+    Response r;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("customer").raw(json).end_object();
+    r.headers.emplace_back("ETag", tag);
+    return r;
+}
+
+// The duplicate-detection key a value has (email: trimmed, case-insensitive; phone: trimmed).
+std::optional<std::string> email_key(const std::optional<std::string>& email) {
+    if (!email) {
+        return std::nullopt;
+    }
+    std::string key(text::trim(*email));
+    for (char& c : key) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return key;
+}
+
+// The 409 of a write the unique keys refused: the other customer with the new email, else with
+// the new phone number (email is checked first, as duplicate detection does).
+Response duplicate_of(HandlerContext& ctx, std::uint64_t shop_id, const CustomerRow& before,
+                      const CustomerRow& after) {
+    if (after.email && email_key(after.email) != email_key(before.email)) {
+        NewCustomer probe;
+        probe.email = after.email;
+        if (auto other = find_existing_customer(ctx.db, shop_id, probe);
+            other && other->id != after.id) {
+            return errors::customer_exists("email", other->id);
+        }
+    }
+    if (after.phone_number) {
+        NewCustomer probe;
+        probe.phone_number = after.phone_number;
+        if (auto other = find_existing_customer(ctx.db, shop_id, probe);
+            other && other->id != after.id) {
+            return errors::customer_exists("phone_number", other->id);
+        }
+    }
+    // The other customer committed after this request's snapshot was taken (a PATCH inside an
+    // Idempotency-Key's transaction): run the request again, it will see it.
+    lost_version_race("customer_update: duplicate key of a customer not visible yet");
+}
+
+}  // namespace
+
+Response patch_customer(HandlerContext& ctx) {
+    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
+    if (if_match.error) {
+        return std::move(*if_match.error);
+    }
+    auto body = read_json_object(ctx);
+    if (body.error) {
+        return std::move(*body.error);
+    }
+    ReadPatch<CustomerPatch> read = read_customer_patch(body.value);
+    if (!read.error.empty()) {
+        return errors::validation(read.error);
+    }
+    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    const Shop* shop = ctx.caller.learn(found.key);
+    if (!shop) {
+        return *ctx.caller.error();
+    }
+    if (!found.value) {
+        return errors::customer_not_found();
+    }
+    const CustomerRow& current = *found.value;
+    CustomerChange change = apply_customer_patch(current, read.patch);
+    if (!change.error.empty()) {
+        return errors::validation(change.error);
+    }
+    const std::string current_tag = etag::of(etag::Kind::customer, current.id, current.version);
+    if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
+        return errors::precondition_failed("The customer has changed", "customer",
+                                           customer_json(current, shop->domain), current_tag);
+    }
+    if (!change.changed) {
+        return customer_answer(customer_json(current, shop->domain), current_tag);
+    }
+
+    const bool event = shop_wants_event(shop->webhook_events, webhook_event::customer_updated);
+    std::optional<Transaction> tx;
+    if (event) {
+        tx.emplace(ctx.db);
+    }
+    if (update_customer(ctx.db, change.after, current.version) == CustomerUpdate::duplicate) {
+        return duplicate_of(ctx, shop->id, current, change.after);  // tx rolls back
+    }
+    change.after.version = current.version + 1;
+    const std::string json = customer_json(change.after, shop->domain);
+    if (event) {
+        record_event(ctx.db, shop->id, webhook_event::customer_updated, json, timeutil::now_ms(),
+                     change.changes_json);
+    }
+    if (tx) {
+        tx->commit();
+    }
+    return customer_answer(json, etag::of(etag::Kind::customer, current.id, change.after.version));
+}
+
+}  // namespace supportcrm

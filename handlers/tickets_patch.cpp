@@ -1,0 +1,106 @@
+// PATCH /api/v1/tickets/{ticketId} — extensions.md §E8.
+//
+// Statements (docs/performance.md, "PATCH"): the read (ticket_for_patch: the key, the ticket, its
+// HumanTicket and the body's assigned_to in one round trip), then the conditional write
+// (ticket_update: the version check, the ticket and its HumanTicket in one statement). Two in
+// all, when the shop has no webhook for ticket.updated and no HumanTicket is opened; otherwise
+// START TRANSACTION, the write, the HumanTicket's insert and/or the event, COMMIT. A PATCH that
+// changes nothing, or is refused, is the read alone.
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "api/patches.h"
+#include "api/views.h"
+#include "common/json_writer.h"
+#include "db/ticket_repo.h"
+#include "db/webhook_repo.h"
+
+namespace supportcrm {
+namespace {
+
+std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain) {
+    std::string out;
+    JsonWriter w(out);
+    write_full_ticket(w, t, shop_domain);
+    return out;
+}
+
+Response ticket_answer(const std::string& ticket_json, const std::string& tag) {
+    Response r;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key("ticket").raw(ticket_json).end_object();
+    r.headers.emplace_back("ETag", tag);
+    return r;
+}
+
+}  // namespace
+
+Response patch_ticket(HandlerContext& ctx) {
+    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
+    if (if_match.error) {
+        return std::move(*if_match.error);
+    }
+    auto body = read_json_object(ctx);
+    if (body.error) {
+        return std::move(*body.error);
+    }
+    ReadPatch<TicketPatch> read = read_ticket_patch(body.value);
+    if (!read.error.empty()) {
+        return errors::validation(read.error);
+    }
+    const TicketPatch& patch = read.patch;
+    const std::optional<std::uint64_t> user_id =
+        patch.assigned_to ? *patch.assigned_to : std::nullopt;
+
+    Keyed<TicketForPatch> found =
+        find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, user_id);
+    if (!found.value) {
+        return errors::ticket_not_found();  // no row: the key's own statement decides first
+    }
+    const Shop* shop = ctx.caller.learn(found.key);
+    if (!shop) {
+        return *ctx.caller.error();
+    }
+    const FullTicket& current = found.value->ticket;
+    if (user_id && !found.value->user_found) {
+        return errors::user_not_found();
+    }
+    const std::string current_tag = etag::of(etag::Kind::ticket, current.id, current.version);
+    if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
+        return errors::precondition_failed("The ticket has changed", "ticket",
+                                           full_ticket_json(current, shop->domain), current_tag);
+    }
+    const timeutil::Millis now = timeutil::now_ms();
+    TicketChange change = apply_ticket_patch(current, patch, now);
+    if (change.refused) {
+        return errors::invalid_transition(change.refused->from, change.refused->to,
+                                          change.refused->allowed);
+    }
+    if (!change.changed) {
+        return ticket_answer(full_ticket_json(current, shop->domain), current_tag);
+    }
+
+    const bool event = shop_wants_event(shop->webhook_events, webhook_event::ticket_updated);
+    // One statement needs no transaction of its own (the request's, with an Idempotency-Key,
+    // still holds it).
+    std::optional<Transaction> tx;
+    if (event || change.opens_human_ticket) {
+        tx.emplace(ctx.db);
+    }
+    update_ticket(ctx.db, change.after, current.version);
+    if (change.opens_human_ticket) {
+        change.after.human_ticket->id = open_human_ticket(ctx.db, current.id, now);
+    }
+    change.after.version = current.version + 1;
+    const std::string ticket_json = full_ticket_json(change.after, shop->domain);
+    if (event) {
+        record_event(ctx.db, shop->id, webhook_event::ticket_updated, ticket_json, now,
+                     change.changes_json);
+    }
+    if (tx) {
+        tx->commit();
+    }
+    return ticket_answer(ticket_json,
+                         etag::of(etag::Kind::ticket, current.id, change.after.version));
+}
+
+}  // namespace supportcrm
