@@ -31,6 +31,14 @@ Checked<std::optional<etag::Condition>> read_if_match(const Request& request) {
     return out;
 }
 
+Response record_answer(const char* member, const std::string& json, const std::string& tag) {
+    Response r;
+    JsonWriter w(r.body);
+    w.begin_object().field("success", true).key(member).raw(json).end_object();
+    r.headers.emplace_back("ETag", tag);
+    return r;
+}
+
 std::optional<Response> not_modified(const Request& request, const std::string& tag) {
     if (!request.if_none_match) {
         return std::nullopt;

@@ -49,6 +49,8 @@ Checked<Json::Value> read_json_object(HandlerContext& ctx);
 // extensions.md §E8. The request's If-Match as a condition: nullopt without the header; an
 // error (400 invalid_if_match) when it is not `*` or a list of entity tags.
 Checked<std::optional<etag::Condition>> read_if_match(const Request& request);
+// The 200 of a change to one record: {"success":true,"<member>":<json>} with its ETag.
+Response record_answer(const char* member, const std::string& json, const std::string& tag);
 // A GET answer about one record: 304 with its ETag and no body when If-None-Match names `tag`
 // (alone, in a list, or `*`); else nullopt and the caller answers with the ETag itself.
 std::optional<Response> not_modified(const Request& request, const std::string& tag);

@@ -55,6 +55,23 @@ std::optional<std::string> trimmed(const std::optional<std::string>& v) {
     return std::string(text::trim(*v));
 }
 
+// Parameters 1..12 of customer_insert and customer_update: the client's fields, each of email
+// and phone_number followed by its duplicate-detection key (trimmed).
+void bind_customer_fields(sql::PreparedStatement& st, const CustomerFields& c) {
+    bind_optional(st, 1, c.email);
+    bind_optional(st, 2, trimmed(c.email));
+    bind_optional(st, 3, c.phone_number);
+    bind_optional(st, 4, trimmed(c.phone_number));
+    bind_optional(st, 5, c.first_name);
+    bind_optional(st, 6, c.last_name);
+    bind_optional(st, 7, c.full_name);
+    bind_optional(st, 8, c.storefront_id);
+    bind_optional(st, 9, c.site_cms_id);
+    bind_optional(st, 10, c.social_a_user_id);
+    bind_optional(st, 11, c.social_b_user_id);
+    bind_optional(st, 12, c.messaging_id);
+}
+
 }  // namespace
 
 CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c) {
@@ -82,18 +99,7 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
     InsertedCustomer out;
     try {
         db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
-            bind_optional(st, 1, c.email);
-            bind_optional(st, 2, trimmed(c.email));
-            bind_optional(st, 3, c.phone_number);
-            bind_optional(st, 4, trimmed(c.phone_number));
-            bind_optional(st, 5, c.first_name);
-            bind_optional(st, 6, c.last_name);
-            bind_optional(st, 7, c.full_name);
-            bind_optional(st, 8, c.storefront_id);
-            bind_optional(st, 9, c.site_cms_id);
-            bind_optional(st, 10, c.social_a_user_id);
-            bind_optional(st, 11, c.social_b_user_id);
-            bind_optional(st, 12, c.messaging_id);
+            bind_customer_fields(st, c);
             st.setString(13, timeutil::format_db(c.created_at));
             st.setString(14, key_digest);
             ResultSetPtr rs(st.executeQuery());
@@ -173,18 +179,7 @@ namespace supportcrm {
 CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expected_version) {
     try {
         db.run(Stmt::customer_update, [&](sql::PreparedStatement& st) {
-            bind_optional(st, 1, c.email);
-            bind_optional(st, 2, trimmed(c.email));
-            bind_optional(st, 3, c.phone_number);
-            bind_optional(st, 4, trimmed(c.phone_number));
-            bind_optional(st, 5, c.first_name);
-            bind_optional(st, 6, c.last_name);
-            bind_optional(st, 7, c.full_name);
-            bind_optional(st, 8, c.storefront_id);
-            bind_optional(st, 9, c.site_cms_id);
-            bind_optional(st, 10, c.social_a_user_id);
-            bind_optional(st, 11, c.social_b_user_id);
-            bind_optional(st, 12, c.messaging_id);
+            bind_customer_fields(st, c);
             st.setUInt64(13, c.id);
             st.setUInt64(14, expected_version);
             if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)

@@ -27,14 +27,6 @@ std::string customer_json(const CustomerRow& c, std::string_view shop_domain) {
     return out;
 }
 
-Response customer_answer(const std::string& json, const std::string& tag) {
-    Response r;
-    JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("customer").raw(json).end_object();
-    r.headers.emplace_back("ETag", tag);
-    return r;
-}
-
 // The duplicate-detection key a value has (email: trimmed, case-insensitive; phone: trimmed).
 std::optional<std::string> email_key(const std::optional<std::string>& email) {
     if (!email) {
@@ -106,7 +98,7 @@ Response patch_customer(HandlerContext& ctx) {
                                            customer_json(current, shop->domain), current_tag);
     }
     if (!change.changed) {
-        return customer_answer(customer_json(current, shop->domain), current_tag);
+        return record_answer("customer", customer_json(current, shop->domain), current_tag);
     }
 
     const bool event = shop_wants_event(shop->webhook_events, webhook_event::customer_updated);
@@ -126,7 +118,8 @@ Response patch_customer(HandlerContext& ctx) {
     if (tx) {
         tx->commit();
     }
-    return customer_answer(json, etag::of(etag::Kind::customer, current.id, change.after.version));
+    return record_answer("customer", json,
+                         etag::of(etag::Kind::customer, current.id, change.after.version));
 }
 
 }  // namespace supportcrm

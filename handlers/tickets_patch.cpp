@@ -24,14 +24,6 @@ std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain) 
     return out;
 }
 
-Response ticket_answer(const std::string& ticket_json, const std::string& tag) {
-    Response r;
-    JsonWriter w(r.body);
-    w.begin_object().field("success", true).key("ticket").raw(ticket_json).end_object();
-    r.headers.emplace_back("ETag", tag);
-    return r;
-}
-
 }  // namespace
 
 Response patch_ticket(HandlerContext& ctx) {
@@ -76,7 +68,7 @@ Response patch_ticket(HandlerContext& ctx) {
                                           change.refused->allowed);
     }
     if (!change.changed) {
-        return ticket_answer(full_ticket_json(current, shop->domain), current_tag);
+        return record_answer("ticket", full_ticket_json(current, shop->domain), current_tag);
     }
 
     const bool event = shop_wants_event(shop->webhook_events, webhook_event::ticket_updated);
@@ -99,7 +91,7 @@ Response patch_ticket(HandlerContext& ctx) {
     if (tx) {
         tx->commit();
     }
-    return ticket_answer(ticket_json,
+    return record_answer("ticket", ticket_json,
                          etag::of(etag::Kind::ticket, current.id, change.after.version));
 }
 
