@@ -302,9 +302,9 @@ build() {
         args+=("$1")
         shift
     done
-    if [[ "${SUPPORTCRM_CCACHE:-1}" != 0 && -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]] &&
-        command -v ccache >/dev/null 2>&1; then
+    if use_ccache && [[ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]]; then
         args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+        ccache_env
     fi
     jobs=$(nproc 2>/dev/null || echo 2)
     if configured_as "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}"; then
@@ -323,6 +323,58 @@ build() {
         log "+ cmake --build $dir -j$jobs"
         cmake --build "$dir" -j"$jobs" >&2 || die "build failed in $dir"
     fi
+}
+
+# children_cpu VAR: VAR = CPU seconds (user + system) of this shell's children that have ended
+# (and been waited for) so far; scripts/test's steps report the difference. `times` must run
+# in this very shell (a subshell counts only its own children): no $(...) around it.
+children_cpu() {
+    local f=$SUPPORTCRM_REPO/var/test-times.$BASHPID
+    mkdir -p -- "$SUPPORTCRM_REPO/var"
+    times >"$f"
+    # line 2: the children's "1m2.345s 0m0.100s"
+    printf -v "$1" '%s' "$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+        printf "%.0f\n", t }' "$f")"
+    rm -f -- "$f"
+}
+
+# use_ccache: true if ccache is installed and not turned off (SUPPORTCRM_CCACHE=0).
+use_ccache() {
+    [[ "${SUPPORTCRM_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null 2>&1
+}
+
+# ccache_env: what makes ccache hit across build directories of one tree, exported for the
+# compiles that follow. The normal build (build/) and the package's (build-deb/src/obj-*/)
+# compile the same sources with the same flags (debian_build_args), one level below their own
+# copy of the tree: with the tree's parent as base directory, ccache hashes the relative paths,
+# which are the same; without hashing the working directory (-g would otherwise hash it); and
+# without hashing -ffile-prefix-map=DIR=. (the Debian flags map each copy's own root to ".", so
+# the option differs only in the root it names, and its effect, paths below the root, is the
+# same). Left as they are when the environment sets them (e.g. /work/ccache.env).
+ccache_env() {
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$SUPPORTCRM_REPO")}
+    export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+    case " ${CCACHE_IGNOREOPTIONS:-} " in
+    *" -ffile-prefix-map=* "*) ;;
+    *) export CCACHE_IGNOREOPTIONS="${CCACHE_IGNOREOPTIONS:+$CCACHE_IGNOREOPTIONS }-ffile-prefix-map=*" ;;
+    esac
+}
+
+# debian_build_args: the cmake arguments that make a build compile exactly as the package's
+# (dh_auto_configure in debian/rules, run by scripts/package): build type None with the flags of
+# dpkg-buildflags under debian/rules' DEB_BUILD_MAINT_OPTIONS (hardening=+all; CPPFLAGS appended
+# to CXXFLAGS, as debhelper's cmake build system does), prefix /usr. scripts/test's normal build
+# uses them, so the tests run what the package ships and the package's compile is a ccache hit
+# of the normal build's. One argument per line.
+debian_build_args() {
+    local maint flags
+    maint=$(sed -n 's/^export DEB_BUILD_MAINT_OPTIONS *= *//p' "$SUPPORTCRM_REPO/debian/rules")
+    # dpkg-buildflags maps the directory it runs in (the tree's root) to "." (fixfilepath).
+    flags=$(cd "$SUPPORTCRM_REPO" && export DEB_BUILD_MAINT_OPTIONS="$maint" &&
+        echo "$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)") ||
+        die "dpkg-buildflags failed (apt-get install dpkg-dev)"
+    printf '%s\n' -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr "-DCMAKE_CXX_FLAGS=$flags" \
+        "-DCMAKE_EXE_LINKER_FLAGS=$(cd "$SUPPORTCRM_REPO" && DEB_BUILD_MAINT_OPTIONS="$maint" dpkg-buildflags --get LDFLAGS)"
 }
 
 # configured_as BUILDDIR -DNAME=VALUE...: true if BUILDDIR's CMakeCache.txt already has every

@@ -3,6 +3,11 @@
 # (scripts/test runs this, as root).
 #
 #   tests/deploy/package_upgrade_test.sh [STACKDIR]      (default var/test-package)
+#   tests/deploy/package_upgrade_test.sh --build-only    step 1 only: the two packages
+#   tests/deploy/package_upgrade_test.sh --prebuilt [STACKDIR]
+#                                                        steps 2-6 with the packages of an
+#                                                        earlier --build-only (scripts/test
+#                                                        builds them in the background)
 #
 # Runs in ../shared/tools/systemd-sandbox: systemd as PID 1 in private namespaces (its own
 # /run, /tmp, /var/tmp; the host's network and every other path). What is installed there is
@@ -30,13 +35,21 @@
 #    snippets are conffiles), `apt-get purge` too (postrm removes the link) and removes
 #    /etc/supportcrm with the password file; nothing of the package is left but the system
 #    user (Debian keeps system users on purge).
-# Writes one summary line to $STEP_NOTE when set (scripts/test).
+# Writes one summary line to $STEP_NOTE when set (scripts/test). Whatever it started (the
+# private MariaDB, nginx, the load clients, the sandbox) is stopped at the end, passed or not.
 set -euo pipefail
 
 # shellcheck source=scripts/lib/stack.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lib/stack.sh"
 
 REPO=$SUPPORTCRM_REPO
+MODE=all
+case ${1:-} in
+--build-only | --prebuilt)
+    MODE=${1#--}
+    shift
+    ;;
+esac
 STACKDIR=${1:-$REPO/var/test-package}
 SANDBOX=${SUPPORTCRM_SYSTEMD_SANDBOX:-$REPO/../shared/tools/systemd-sandbox}
 LOAD_CLIENTS=4
@@ -52,6 +65,34 @@ status=$(dpkg-query -W -f='${Status}' supportcrm 2>/dev/null || true)
 [[ "$status" != *installed* ]] ||
     die "the supportcrm package is installed on this machine; this test installs and purges it"
 [[ ! -e "$SITE_LINK" && ! -L "$SITE_LINK" ]] || die "$SITE_LINK exists; this test creates and removes it"
+
+# --- 1. two builds ----------------------------------------------------------------------
+# The second is the same tree as version <v>+upgradetest1 (scripts/package keeps obj-*).
+deb_paths() { # the two packages' paths, one a line
+    local v1 arch
+    v1=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version)
+    arch=$(dpkg --print-architecture)
+    echo "$REPO/build-deb/supportcrm_${v1}_$arch.deb"
+    echo "$REPO/build-deb/supportcrm_${v1}+upgradetest1_$arch.deb"
+}
+build_packages() {
+    local v2
+    timed "scripts/package" "$REPO/scripts/package" >/dev/null
+    v2=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version)+upgradetest1
+    timed "scripts/package --version $v2" "$REPO/scripts/package" --version "$v2" >/dev/null
+}
+timed() { # timed LABEL CMD...: run CMD, log how long it took
+    local label=$1 start=$SECONDS
+    shift
+    "$@"
+    log "$label took $((SECONDS - start))s"
+}
+if [[ $MODE == build-only ]]; then
+    build_packages
+    deb_paths
+    exit 0
+fi
+
 [[ -x "$NGINX_BIN" ]] || ensure_packages nginx-light
 STACKDIR=$(abs_dir "$STACKDIR") || exit 1
 
@@ -59,8 +100,15 @@ sb() { "$SANDBOX" exec "$@"; }
 
 installed=0
 sandbox_up=0
+load_pids=()
 cleanup() {
     local rc=$?
+    # The load clients stop at load.stop; killed too, should one hang in curl.
+    if ((${#load_pids[@]})); then
+        touch "$STACKDIR/load.stop"
+        kill "${load_pids[@]}" 2>/dev/null || true
+        wait "${load_pids[@]}" 2>/dev/null || true
+    fi
     rm -f -- "$STACKDIR/load.stop"
     if ((sandbox_up)); then
         sb "$NGINX_BIN" -c "$STACKDIR/nginx.conf" -s stop >/dev/null 2>&1 || true
@@ -91,13 +139,6 @@ wait_until() {
     die "$what: not within ${seconds}s"
 }
 
-timed() { # timed LABEL CMD...: run CMD, log how long it took
-    local label=$1 start=$SECONDS
-    shift
-    "$@"
-    log "$label took $((SECONDS - start))s"
-}
-
 # apt_step WHAT ARGS...: apt-get ARGS in the sandbox, output in STACKDIR/apt-WHAT.log, timed.
 apt_step() {
     local what=$1 start=$SECONDS
@@ -110,12 +151,12 @@ apt_step() {
     log "apt-get $* took $((SECONDS - start))s"
 }
 
-# --- 1. two builds ----------------------------------------------------------------------
-deb1=$(timed "scripts/package" "$REPO/scripts/package" | tail -n1)
+[[ $MODE == prebuilt ]] || build_packages
+{ read -r deb1 && read -r deb2; } < <(deb_paths)
+[[ -f "$deb1" && -f "$deb2" ]] || die "no packages $deb1 and $deb2 (scripts/package, or --build-only)"
 v1=$(dpkg-deb -f "$deb1" Version)
-v2=$v1+upgradetest1
-deb2=$(timed "scripts/package --version $v2" "$REPO/scripts/package" --version "$v2" | tail -n1)
-[[ -f "$deb1" && -f "$deb2" ]] || die "scripts/package did not give two packages"
+v2=$(dpkg-deb -f "$deb2" Version)
+[[ "$v2" == "$v1+upgradetest1" ]] || die "$deb2 is version $v2, not $v1+upgradetest1"
 
 # --- 2. install -------------------------------------------------------------------------
 stop_stack "$STACKDIR"
@@ -240,10 +281,9 @@ load_client() { # load_client N: GET /healthz until load.stop exists, one status
     done >"$STACKDIR/load.$1"
 }
 rm -f -- "$STACKDIR/load.stop" "$STACKDIR"/load.[0-9]*
-pids=()
 for ((c = 1; c <= LOAD_CLIENTS; c++)); do
     load_client "$c" &
-    pids+=($!)
+    load_pids+=($!)
 done
 wait_until 30 "the load clients' first answers" answers_at_least "$LOAD_CLIENTS"
 before=$(ready_count)
@@ -257,7 +297,8 @@ log "systemctl reload: the new pool served after $((SECONDS - reload))s"
 # Keep the load on until the new pool has answered every client a few times.
 wait_until 30 "answers from the new pool" answers_at_least $(($(answers) + 4 * LOAD_CLIENTS))
 touch "$STACKDIR/load.stop"
-wait "${pids[@]}"
+wait "${load_pids[@]}"
+load_pids=()
 total=$(answers)
 failed=$(cat "$STACKDIR"/load.[0-9]* | grep -vcx 200 || true)
 note="package $v1 -> $v2, then systemctl reload, under load: $total requests, $failed failed"
@@ -337,6 +378,8 @@ log "remove and purge: nginx -t passes; nothing of the package is left, the pass
 note="$note; $((SECONDS - STARTED))s"
 if [[ -n "${STEP_NOTE:-}" ]]; then echo "$note" >"$STEP_NOTE"; fi
 log "package test passed: $note"
+# The private MariaDB stops here, not in cleanup: that finds no STACKDIR once it is removed.
+stop_stack "$STACKDIR"
 if [[ "${SUPPORTCRM_TEST_KEEP:-0}" != 1 ]]; then
     rm -rf -- "$STACKDIR"
 fi
