@@ -284,8 +284,9 @@ ensure_packages() {
 }
 
 # ---------------------------------------------------------------------------
-# build BUILDDIR [cmake args...] [-- TARGET...]: configure BUILDDIR (RelWithDebInfo unless
-# the args say otherwise), then build the TARGETs, or every target when none is given. With
+# build BUILDDIR [cmake args...] [-- TARGET...]: configure BUILDDIR (a new one RelWithDebInfo
+# unless the args say otherwise; one configured already keeps its build type and flags, e.g.
+# scripts/test's build/, which has the package's: debian_build_args), then build the TARGETs, or every target when none is given. With
 # ccache installed it is the compiler launcher (unless the environment names one already, or
 # SUPPORTCRM_CCACHE=0): a rebuild of unchanged sources, e.g. a second build directory or a
 # fresh checkout, then costs seconds.
@@ -307,13 +308,14 @@ build() {
         ccache_env
     fi
     jobs=$(nproc 2>/dev/null || echo 2)
-    if configured_as "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}"; then
+    [[ -f "$dir/CMakeCache.txt" ]] || args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}")
+    if configured_as "$dir" "${args[@]}"; then
         # cmake --build itself configures again when a CMakeLists.txt changed.
         log "$dir is configured so already"
     else
         log "configuring $dir"
-        log "+ cmake -S $SUPPORTCRM_REPO -B $dir -DCMAKE_BUILD_TYPE=RelWithDebInfo ${args[*]}"
-        cmake -S "$SUPPORTCRM_REPO" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${args[@]}" >&2 ||
+        log "+ cmake -S $SUPPORTCRM_REPO -B $dir ${args[*]}"
+        cmake -S "$SUPPORTCRM_REPO" -B "$dir" "${args[@]}" >&2 ||
             die "cmake configure failed for $dir"
     fi
     if ((${#targets[@]})); then
