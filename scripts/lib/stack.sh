@@ -239,7 +239,9 @@ ensure_packages() {
     local missing=() p installed
     (($#)) || die "ensure_packages: no packages given"
     # One dpkg-query for all (a second each, on a busy machine, adds up): the installed ones.
-    installed=" $(dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" 2>/dev/null |
+    # dpkg-query fails for a name dpkg has never seen (e.g. lintian on a fresh machine):
+    # with pipefail that must not end the caller.
+    installed=" $({ dpkg-query -W -f='${db:Status-Status} ${Package}\n' "$@" 2>/dev/null || true; } |
         sed -n 's/^installed //p' | tr '\n' ' ') "
     for p in "$@"; do
         [[ "$installed" == *" ${p%%:*} "* ]] || missing+=("$p")
