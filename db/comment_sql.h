@@ -59,6 +59,15 @@ namespace sql_text {
       "h.status), "                                                                                \
       "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "  \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+    /* A shop's own message (isFromShop true) never reopens nor marks the ticket unread: the */   \
+    /* same touch without the HumanTicket, so MariaDB updates one table in place. A multi-table */ \
+    /* UPDATE that changes two tables collects the second one's rows in a temporary table */      \
+    /* (Created_tmp_tables +1 per comment: docs/performance.md, "E8's cost"). */                 \
+    S(conversation_touch_by_shop,                                                                  \
+      "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
+      "SET c.last_message = ?, c.last_message_time = ?, c.updated_at = ?, "                        \
+      "c.version = c.version + 1 "                                                                 \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
     /* A customer's message reopens here, for a shop whose webhooks want ticket.updated. */       \
     S(human_ticket_status_locked,                                                                  \
       "SELECT status FROM human_tickets WHERE conversation_id = ? FOR UPDATE")                     \
