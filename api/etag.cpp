@@ -1,17 +1,23 @@
 #include "api/etag.h"
 
+#include <charconv>
+#include <cstddef>
+
 namespace supportcrm::etag {
 
 std::string of(Kind kind, std::uint64_t id, std::uint64_t version) {
-    std::string tag;
-    tag.reserve(44);
-    tag += '"';
-    tag += static_cast<char>(kind);
-    tag += std::to_string(id);
-    tag += '.';
-    tag += std::to_string(version);
-    tag += '"';
-    return tag;
+    // Formatted on the stack: a tag of a record with a short id and version fits the string's
+    // own buffer, so the hot reads' ETag costs no allocation (callgrind, S1/S3: issue 26).
+    constexpr std::size_t kDigits = 20;  // of the largest uint64_t
+    char buf[2 + kDigits + 1 + kDigits + 1];
+    char* p = buf;
+    *p++ = '"';
+    *p++ = static_cast<char>(kind);
+    p = std::to_chars(p, p + kDigits, id).ptr;
+    *p++ = '.';
+    p = std::to_chars(p, p + kDigits, version).ptr;
+    *p++ = '"';
+    return std::string(buf, static_cast<std::size_t>(p - buf));
 }
 
 namespace {

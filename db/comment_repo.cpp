@@ -43,23 +43,44 @@ void reopen_for_customer(Db& db, std::uint64_t ticket_id, AddedComment& added) {
     }
 }
 
+// The ticket's lastMessage, updatedAt and version, under its row lock; false when the key's
+// live shop has no such ticket. A customer's message also marks it unread and reopens its
+// HumanTicket here (SUPPORTCRM_REOPEN_HERE); a shop's message touches the ticket alone.
+bool touch_by_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
+                       const NewComment& c, const std::string& time) {
+    return db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
+        st.setString(1, c.text);
+        st.setString(2, time);
+        st.setBoolean(3, true);                              // unread
+        st.setString(4, timeutil::format_db(c.created_at));  // updated_at
+        st.setBoolean(5, true);                              // reopen the HumanTicket here
+        st.setBoolean(6, true);
+        st.setUInt64(7, ticket_id);
+        st.setString(8, key_digest);
+        return st.executeUpdate() > 0;
+    });
+}
+
+bool touch_by_shop(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
+                   const NewComment& c, const std::string& time) {
+    return db.run(Stmt::conversation_touch_by_shop, [&](sql::PreparedStatement& st) {
+        st.setString(1, c.text);
+        st.setString(2, time);
+        st.setString(3, timeutil::format_db(c.created_at));  // updated_at
+        st.setUInt64(4, ticket_id);
+        st.setString(5, key_digest);
+        return st.executeUpdate() > 0;
+    });
+}
+
 }  // namespace
 
 std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
                                         std::uint64_t ticket_id, const NewComment& c) {
     Transaction tx(db);
     std::string time = timeutil::format_db(c.time);
-    bool touched = db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
-        st.setString(1, c.text);
-        st.setString(2, time);
-        st.setBoolean(3, !c.is_from_shop);
-        st.setString(4, timeutil::format_db(c.created_at));  // updated_at
-        st.setBoolean(5, !c.is_from_shop);                   // reopen the HumanTicket here
-        st.setBoolean(6, !c.is_from_shop);
-        st.setUInt64(7, ticket_id);
-        st.setString(8, key_digest);
-        return st.executeUpdate() > 0;
-    });
+    const bool touched = c.is_from_shop ? touch_by_shop(db, key_digest, ticket_id, c, time)
+                                        : touch_by_customer(db, key_digest, ticket_id, c, time);
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }

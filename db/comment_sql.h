@@ -46,8 +46,9 @@ namespace sql_text {
     /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
     /* transaction committed last. The update also checks the key and its shop (matched rows */    \
     /* are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row. */ \
-    /* The insert returns the shop's webhook_events too (whether to write comment.created), under */ \
-    /* a short alias: Connector/C++ upper-cases every column name, a long expression costs. */     \
+    /* The insert returns the shop's webhook_events too (whether to write comment.created). Its */ \
+    /* expressions have short aliases: Connector/C++ upper-cases every column name of every */     \
+    /* result, a long expression costs (the shop_id subquery's ~1,700 instructions a comment). */  \
     S(conversation_touch,                                                                          \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
       "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
@@ -57,6 +58,15 @@ namespace sql_text {
       "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "   \
       "h.status), "                                                                                \
       "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "  \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+    /* A shop's own message (isFromShop true) never reopens nor marks the ticket unread: the */   \
+    /* same touch without the HumanTicket, so MariaDB updates one table in place. A multi-table */ \
+    /* UPDATE that changes two tables collects the second one's rows in a temporary table */      \
+    /* (Created_tmp_tables +1 per comment: docs/performance.md, "E8's cost"). */                 \
+    S(conversation_touch_by_shop,                                                                  \
+      "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
+      "SET c.last_message = ?, c.last_message_time = ?, c.updated_at = ?, "                        \
+      "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
     /* A customer's message reopens here, for a shop whose webhooks want ticket.updated. */       \
     S(human_ticket_status_locked,                                                                  \
@@ -69,7 +79,7 @@ namespace sql_text {
       "from_email, to_emails, attachments, tags, created_at) "                                     \
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
       "RETURNING id, channel, "                                                                    \
-      "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id), "              \
+      "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "              \
       "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "            \
       "WHERE c.id = messages.conversation_id) AS hooks")                                           \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \

@@ -34,7 +34,7 @@ namespace sql_text {
       "messaging_id, created_at) "                                                                 \
       "SELECT ks.id, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM " SUPPORTCRM_KEY_TABLES     \
       " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                                 \
-      "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id)")      \
+      "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id) AS domain") \
     S(customer_by_id,                                                                              \
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS                            \
       " FROM " SUPPORTCRM_KEY_TABLES                                                               \

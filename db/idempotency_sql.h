@@ -23,8 +23,8 @@ namespace sql_text {
       "INSERT INTO idempotency_keys (shop_id, idem_key, request_hash, created_at) "                \
       "SELECT ks.id, ?, ?, UTC_TIMESTAMP(3) FROM " SUPPORTCRM_KEY_TABLES                           \
       " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                                 \
-      "RETURNING shop_id, (SELECT domain FROM shops WHERE shops.id = idempotency_keys.shop_id), "  \
-      "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id), "                   \
+      "RETURNING shop_id, (SELECT domain FROM shops WHERE shops.id = idempotency_keys.shop_id) AS domain, " \
+      "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id) AS brand, "         \
       "(SELECT webhook_events FROM shops WHERE shops.id = idempotency_keys.shop_id) AS hooks")     \
     /* The answer, in the claiming transaction: committed with the write or not at all. */         \
     S(idempotency_store,                                                                           \

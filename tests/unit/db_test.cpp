@@ -13,8 +13,9 @@ using supportcrm::WriteLedger;
 
 TEST(DbStatements, WritesAreMarkedInTheStatementTable) {
     for (Stmt id : {Stmt::customer_insert, Stmt::conversation_insert, Stmt::human_ticket_insert,
-                    Stmt::conversation_touch, Stmt::message_insert, Stmt::survey_insert,
-                    Stmt::survey_day_count_bump, Stmt::shop_soft_delete, Stmt::key_revoke}) {
+                    Stmt::conversation_touch, Stmt::conversation_touch_by_shop,
+                    Stmt::message_insert, Stmt::survey_insert, Stmt::survey_day_count_bump,
+                    Stmt::shop_soft_delete, Stmt::key_revoke}) {
         EXPECT_TRUE(Db::writes(id)) << Db::name(id);
     }
     for (Stmt id : {Stmt::ping, Stmt::shop_by_key_hash, Stmt::customer_by_id, Stmt::customer_exists,

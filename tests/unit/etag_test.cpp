@@ -2,12 +2,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 using namespace supportcrm;
 
 TEST(ETag, IsStrongQuotedAndNamesKindIdAndVersion) {
     EXPECT_EQ(etag::of(etag::Kind::ticket, 12, 3), "\"t12.3\"");
     EXPECT_EQ(etag::of(etag::Kind::customer, 12, 3), "\"c12.3\"");
     EXPECT_NE(etag::of(etag::Kind::ticket, 1, 23), etag::of(etag::Kind::ticket, 12, 3));
+}
+
+TEST(ETag, FitsTheLargestIdAndVersion) {  // the tag is formatted in a stack buffer
+    EXPECT_EQ(etag::of(etag::Kind::ticket, UINT64_MAX, UINT64_MAX),
+              "\"t18446744073709551615.18446744073709551615\"");
+    EXPECT_EQ(etag::of(etag::Kind::customer, 0, 0), "\"c0.0\"");
 }
 
 TEST(ETag, ParsesStarAndLists) {
