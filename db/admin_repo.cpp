@@ -60,7 +60,7 @@ Shop live_shop(Db& db, const std::string& domain) {
             if (!rs->next()) {
                 return std::nullopt;
             }
-            return read_keyed_shop(*rs, layout::shop_by_domain::shop);
+            return read_shop(*rs, layout::shop_by_domain::shop);
         });
     if (!shop || shop->deleted) {
         throw AdminError("no shop with domain " + domain);

@@ -16,7 +16,7 @@ namespace sql_text {
     S(brand_insert, "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id")            \
     S(brand_exists, "SELECT id FROM brands WHERE id = ?")                                          \
     S(shop_insert, "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id") \
-    /* The columns of SUPPORTCRM_KEY_COLUMNS, of the shop itself. */                               \
+    /* The columns of SUPPORTCRM_SHOP_COLUMNS, of the shop itself. */                               \
     S(shop_by_domain,                                                                              \
       "SELECT id, domain, brand_id, deleted_at IS NOT NULL, webhook_events FROM shops "            \
       "WHERE domain = ?")                                                                          \
@@ -43,7 +43,7 @@ static_assert(result_columns(sql_text::key_insert) == 1);
 static_assert(result_columns(sql_text::user_insert) == 1);
 }  // namespace returned_id
 namespace shop_by_domain {
-constexpr ColumnRun shop{1, kKeyColumns};
+constexpr ColumnRun shop{1, kShopColumns};
 static_assert(shop.last() == result_columns(sql_text::shop_by_domain));
 }  // namespace shop_by_domain
 }  // namespace layout

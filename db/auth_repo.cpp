@@ -4,13 +4,29 @@
 
 namespace supportcrm {
 
-Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key) {
+Shop read_shop(const sql::ResultSet& rs, ColumnRun key) {
     Shop shop;
     shop.id = rs.getUInt64(key[key_col::id]);
     shop.domain = rs.getString(key[key_col::domain]);
     shop.brand_id = optional_uint(rs, key[key_col::brand_id]);
     shop.deleted = rs.getBoolean(key[key_col::deleted]);
     shop.webhook_events = rs.getUInt(key[key_col::webhook_events]);
+    return shop;
+}
+
+Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key) {
+    Shop shop = read_shop(rs, key);
+    KeyTerms& terms = shop.key;
+    terms.known = true;
+    terms.id = rs.getUInt64(key[key_col::key_id]);
+    terms.scopes = rs.getUInt(key[key_col::key_scopes]);
+    if (!rs.isNull(key[key_col::key_expires])) {
+        terms.expires_ms = rs.getInt64(key[key_col::key_expires]);
+    }
+    if (!rs.isNull(key[key_col::key_rate])) {
+        terms.rate_count = rs.getUInt(key[key_col::key_rate]);
+        terms.rate_period_s = rs.getUInt(key[key_col::key_period]);
+    }
     return shop;
 }
 
