@@ -41,4 +41,19 @@ std::optional<Shop> find_shop_by_key_digest(Db& db, const std::string& digest_he
     });
 }
 
+bool touch_key(Db& db, std::uint64_t key_id) {
+    try {
+        db.run(Stmt::key_touch, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, key_id);
+            st.executeUpdate();
+        });
+        return true;
+    } catch (const DbUnavailable&) {
+        db.disconnect();  // the connection is gone: the next request reconnects, as always
+        return false;
+    } catch (const DbError&) {
+        return false;  // a lock held elsewhere (or any refusal): lastUsedAt can wait a minute
+    }
+}
+
 }  // namespace supportcrm

@@ -21,8 +21,9 @@ namespace supportcrm {
 // the key may do: no statement of its own for scopes, expiry or rate.
 #define SUPPORTCRM_SHOP_COLUMNS \
     "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted, ks.webhook_events"
+// (`k`.`id` is quoted so that column_of("id") names the shop's id alone.)
 #define SUPPORTCRM_KEY_COLUMNS SUPPORTCRM_SHOP_COLUMNS \
-    ", k.id AS key_id, k.scopes + 0 AS key_scopes, " \
+    ", `k`.`id` AS key_id, k.scopes + 0 AS key_scopes, " \
     "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', k.expires_at) DIV 1000 AS key_expires, " \
     "k.rate_count AS key_rate, k.rate_period AS key_period"
 #define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
@@ -55,7 +56,14 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_AUTH_STATEMENTS(S)                                                              \
-    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH)
+    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH) \
+    /* lastUsedAt (extensions.md §E12), outside any transaction of the request: the row is */     \
+    /* written at most once a minute whichever worker runs this, and a row lock held elsewhere */  \
+    /* (a rotation, a revocation) is not waited for: the touch is skipped, the request goes on. */ \
+    S(key_touch,                                                                                   \
+      "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "                                            \
+      "UPDATE api_keys SET last_used_at = UTC_TIMESTAMP() WHERE id = ? AND "                       \
+      "(last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 1 MINUTE)")
 SUPPORTCRM_AUTH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
