@@ -235,13 +235,12 @@ TEST(KeyRotation, TheOldKeyWorksThroughTheOverlapThenNot) {
     // worker takes it any more.
     const Json::Value again =
         it::admin({"key", "rotate", "--id", rotated["id"].asString(), "--overlap-hours", "0"});
-    const auto t0 = Clock::now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    // The spec's bound itself: refused everywhere 1 s after the change.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
     for (int i = 0; i < 8; ++i) {
         EXPECT_TRUE(it::is_error(it::http("GET", path, {{"x-api-key", fresh}}), 401,
                                  "invalid_api_key", "API key expired"));
     }
-    (void)t0;
     EXPECT_TRUE(it::is_success(it::http("GET", path, {{"x-api-key", again["key"].asString()}}),
                                200));
 }
@@ -292,7 +291,8 @@ TEST(KeyList, ShowsTermsAndLastUsedAt) {
     EXPECT_EQ(it::to_json(key.printed["scopes"]), "[\"read\",\"export\"]");
     EXPECT_EQ(key.printed["expiresAt"].asString(), "2099-01-01T00:00:00.000Z");
     auto find = [&] {
-        for (const Json::Value& k : it::admin({"key", "list", "--shop", f.shop.domain})["keys"]) {
+        const Json::Value list = it::admin({"key", "list", "--shop", f.shop.domain});
+        for (const Json::Value& k : list["keys"]) {
             if (k["id"].asInt64() == key.id) {
                 return k;
             }
