@@ -4,6 +4,7 @@
 
 #include "common/address_policy.h"
 #include "common/json_writer.h"
+#include "common/key_terms.h"
 #include "common/text.h"
 #include "common/time_util.h"
 #include "common/webhook_signature.h"
@@ -97,15 +98,95 @@ std::string shop_delete(Db& db, const std::vector<std::string>& flags) {
     return R"({"deleted":true})";
 }
 
+// Throws UsageError with key_terms' message when the flag's value is refused.
+template <typename T>
+T accepted(key_terms::Parsed<T> parsed) {
+    if (!parsed.value) {
+        throw UsageError(parsed.error);
+    }
+    return *parsed.value;
+}
+
+void write_key_terms(JsonWriter& w, const NewKeyTerms& terms) {
+    w.key("scopes").begin_array();
+    for (const std::string& name : key_terms::scope_names(terms.scopes)) {
+        w.string(name);
+    }
+    w.end_array();
+    w.key("expiresAt");
+    terms.expires_ms ? w.string(timeutil::format_iso(*terms.expires_ms)) : w.null();
+    w.key("rate");
+    terms.rate_count > 0 ? w.string(key_terms::rate_text({terms.rate_count, terms.rate_period_s}))
+                         : w.null();
+}
+
 std::string key_create(Db& db, const std::vector<std::string>& flags) {
     po::options_description d;
-    d.add_options()("shop", po::value<std::string>()->required())("label",
-                                                                  po::value<std::string>());
+    d.add_options()("shop", po::value<std::string>()->required())(
+        "label", po::value<std::string>())("scopes", po::value<std::string>())(
+        "expires", po::value<std::string>())("rate", po::value<std::string>());
     auto vm = parse_flags(flags, d);
+    // Every flag is checked before anything is written (extensions.md §E12).
+    NewKeyTerms terms;
+    terms.label = optional_flag(vm, "label");
+    terms.scopes = key_terms::scope::default_set;
+    if (auto scopes = optional_flag(vm, "scopes")) {
+        terms.scopes = accepted(key_terms::parse_scopes(*scopes));
+    }
+    if (auto expires = optional_flag(vm, "expires")) {
+        terms.expires_ms = accepted(key_terms::parse_expires(*expires, timeutil::now_ms()));
+    }
+    if (auto rate = optional_flag(vm, "rate")) {
+        const key_terms::Rate r = accepted(key_terms::parse_rate(*rate));
+        terms.rate_count = r.count;
+        terms.rate_period_s = r.period_s;
+    }
     std::string shop = vm["shop"].as<std::string>();
-    CreatedKey key = create_key(db, shop, optional_flag(vm, "label"));
-    return one_line(
-        [&](JsonWriter& w) { w.field("id", key.id).field("key", key.secret).field("shop", shop); });
+    CreatedKey key = create_key(db, shop, terms);
+    return one_line([&](JsonWriter& w) {
+        w.field("id", key.id).field("key", key.secret).field("shop", shop);
+        write_key_terms(w, terms);
+    });
+}
+
+std::string key_list(Db& db, const std::vector<std::string>& flags) {
+    po::options_description d;
+    d.add_options()("shop", po::value<std::string>()->required());
+    auto vm = parse_flags(flags, d);
+    std::vector<KeyRow> rows = keys_of_shop(db, vm["shop"].as<std::string>());
+    return one_line([&](JsonWriter& w) {
+        w.key("keys").begin_array();
+        for (const KeyRow& row : rows) {
+            w.begin_object().field("id", row.id).field("label", row.terms.label);
+            w.field("createdAt", timeutil::format_iso(row.created_ms));
+            // lastUsedAt is written at most once a minute: it is right to the minute.
+            w.key("lastUsedAt");
+            row.last_used_ms ? w.string(timeutil::format_iso(*row.last_used_ms)) : w.null();
+            w.field("revoked", row.revoked);
+            write_key_terms(w, row.terms);
+            w.end_object();
+        }
+        w.end_array();
+    });
+}
+
+std::string key_rotate(Db& db, const std::vector<std::string>& flags) {
+    po::options_description d;
+    d.add_options()("id", po::value<std::string>()->required())("overlap-hours",
+                                                                po::value<std::string>());
+    auto vm = parse_flags(flags, d);
+    const std::uint64_t id = parse_id(vm["id"].as<std::string>(), "id");
+    std::uint64_t hours = 24;
+    if (auto overlap = optional_flag(vm, "overlap-hours")) {
+        hours = accepted(key_terms::parse_overlap_hours(*overlap));
+    }
+    RotatedKey rotated = rotate_key(db, id, static_cast<std::int64_t>(hours) * 3'600'000);
+    return one_line([&](JsonWriter& w) {
+        w.field("id", rotated.key.id)
+            .field("key", rotated.key.secret)
+            .field("replaces", id)
+            .field("oldExpiresAt", timeutil::format_iso(rotated.old_expires_ms));
+    });
 }
 
 std::string key_revoke(Db& db, const std::vector<std::string>& flags) {
@@ -312,7 +393,10 @@ std::string usage() {
            "  brand create --name N\n"
            "  shop create --domain D [--brand-id B]\n"
            "  shop delete --domain D\n"
-           "  key create --shop D [--label L]\n"
+           "  key create --shop D [--label L] [--scopes LIST] [--expires DATETIME] "
+           "[--rate N/s|N/m]\n"
+           "  key list --shop D\n"
+           "  key rotate --id K [--overlap-hours H]\n"
            "  key revoke --id K\n"
            "  user create --shop D --email E [--first-name F] [--last-name L]\n"
            "  webhook create --shop D --url URL [--events LIST]\n"
@@ -346,6 +430,12 @@ std::string run_command(const Config& config, const std::vector<std::string>& ar
     }
     if (command == "key create") {
         return key_create(db, flags);
+    }
+    if (command == "key list") {
+        return key_list(db, flags);
+    }
+    if (command == "key rotate") {
+        return key_rotate(db, flags);
     }
     if (command == "key revoke") {
         return key_revoke(db, flags);

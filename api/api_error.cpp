@@ -39,6 +39,17 @@ Response missing_api_key() {
 Response invalid_api_key() {
     return make(401, "invalid_api_key", "Invalid API key");
 }
+Response api_key_expired() {
+    return make(401, "invalid_api_key", "API key expired");
+}
+Response insufficient_scope(std::string_view scope) {
+    return make(403, "insufficient_scope", "API key lacks the " + std::string(scope) + " scope");
+}
+Response rate_limited(unsigned retry_after_s) {
+    Response r = make(429, "rate_limited", "Too many requests");
+    r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    return r;
+}
 Response shop_not_found() {
     return make(404, "shop_not_found", "Shop not found");
 }

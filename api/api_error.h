@@ -15,8 +15,13 @@ namespace supportcrm::errors {
 // {"success":false,"code":...,"message":...}
 Response make(int status, std::string_view code, std::string_view message);
 
-Response missing_api_key();                           // 401, with WWW-Authenticate: Bearer
-Response invalid_api_key();                           // 401
+Response missing_api_key();  // 401, with WWW-Authenticate: Bearer
+Response invalid_api_key();  // 401
+Response api_key_expired();  // 401 invalid_api_key "API key expired"
+// 403 insufficient_scope "API key lacks the <scope> scope" (extensions.md §E12)
+Response insufficient_scope(std::string_view scope);
+// 429 rate_limited "Too many requests", with Retry-After (seconds)
+Response rate_limited(unsigned retry_after_s);
 Response shop_not_found();                            // 404
 Response invalid_json();                              // 400
 Response invalid_body();                              // 400

@@ -27,6 +27,41 @@ Response run_handler(const RouteMatch& match, HandlerContext& ctx) {
     return match.handler(ctx);
 }
 
+// The answer to a keyed (or key-less) request once the route is known and the key read.
+Response answer(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes,
+                Caller& caller) {
+    if (match.needs_key) {
+        // A keyed write's statement resolves the key inside itself: its terms (scope, expiry,
+        // rate; extensions.md §E12) must be known before it runs.
+        const bool writes_in_statement =
+            request.method != "GET" && (match.key_in_statement || idempotency::applies(request));
+        if (std::optional<Response> refused = caller.admit(db, writes_in_statement)) {
+            return std::move(*refused);
+        }
+    }
+    HandlerContext ctx{request, caller, db, 0, max_body_bytes};
+    Response response;
+    if (match.needs_key && idempotency::applies(request)) {
+        // The claim of the key resolves the API key too (a keyed statement).
+        response = idempotency::run_once(request, caller, db, max_body_bytes,
+                                         [&] { return run_handler(match, ctx); });
+    } else {
+        if (match.needs_key && !match.key_in_statement && !caller.resolve(db)) {
+            return *caller.error();
+        }
+        response = run_handler(match, ctx);
+    }
+    // The contract checks the key (401) and its shop (404) before anything the handler checks,
+    // and E12 the key's scope (403) and rate (429) after them. A handler that resolves the key
+    // inside its own statement checks what it can before that statement runs (path id, body,
+    // fields, query) and may find no row; whatever it answers, the key's own error answers
+    // instead. The key's statement runs here only if no statement of the handler settled it.
+    if (match.needs_key && !caller.resolve(db)) {
+        return *caller.error();
+    }
+    return response;
+}
+
 Outcome dispatch(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes) {
     Outcome out;
     if (match.kind == RouteMatch::Kind::not_found) {
@@ -44,27 +79,11 @@ Outcome dispatch(Request& request, Db& db, const RouteMatch& match, std::size_t 
             out.response = errors::missing_api_key();
             return out;
         }
-        caller = Caller(keys::digest_hex(*key));
+        caller = Caller(keys::digest_hex(*key), match.scope);
     }
-    HandlerContext ctx{request, caller, db, 0, max_body_bytes};
-    if (match.needs_key && idempotency::applies(request)) {
-        // The claim of the key resolves the API key too (a keyed statement).
-        out.response = idempotency::run_once(request, caller, db, max_body_bytes,
-                                             [&] { return run_handler(match, ctx); });
-    } else {
-        if (match.needs_key && !match.key_in_statement && !caller.resolve(db)) {
-            out.response = *caller.error();
-            return out;
-        }
-        out.response = run_handler(match, ctx);
-    }
-    // The contract checks the key (401) and its shop (404) before anything the handler checks.
-    // A handler that resolves the key inside its own statement checks what it can before that
-    // statement runs (path id, body, fields, query) and may find no row; whatever it answers,
-    // the key's own error answers instead. The key's statement runs here only if no statement
-    // of the handler settled the key.
-    if (match.needs_key && !caller.resolve(db)) {
-        out.response = *caller.error();
+    out.response = answer(request, db, match, max_body_bytes, caller);
+    if (match.needs_key) {
+        caller.finish(out.response, db);  // RateLimit-* headers, lastUsedAt; never throws
     }
     out.shop_id = caller.shop_id();
     return out;

@@ -15,6 +15,9 @@ struct RouteMatch {
     Kind kind = Kind::not_found;
     Handler handler = nullptr;
     bool needs_key = true;
+    // The scope a key needs for this route (extensions.md §E12; common/key_terms.h scope bits),
+    // from the route table's own column; 0 for a route without a key.
+    unsigned scope = 0;
     // The handler resolves the key itself, inside its own statement (api/caller.h);
     // otherwise the key is resolved before the handler runs.
     bool key_in_statement = false;

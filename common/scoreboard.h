@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/rate_limit.h"
+
 namespace supportcrm {
 namespace scoreboard {
 
@@ -97,6 +99,9 @@ struct alignas(64) ScoreboardHeader {
     std::atomic<std::uint64_t> worker_restarts;      // workers that died unasked
     std::atomic<std::uint64_t> requests_terminated;  // by request-terminate-timeout
     alignas(64) PoolCounters totals;
+    // The per-key rate budgets of the host (common/rate_limit.h): written by every worker with
+    // a CAS, never locked; zero (every bucket full) when the master maps the region.
+    alignas(64) std::atomic<std::uint64_t> rate_slots[rate_limit::kSlots];
 };
 
 // A consistent copy of one worker's slot.

@@ -1,5 +1,8 @@
 #include "db/admin_repo.h"
 
+#include <algorithm>
+
+#include "common/key_terms.h"
 #include "common/keys.h"
 #include "common/text.h"
 #include "common/time_util.h"
@@ -60,7 +63,7 @@ Shop live_shop(Db& db, const std::string& domain) {
             if (!rs->next()) {
                 return std::nullopt;
             }
-            return read_keyed_shop(*rs, layout::shop_by_domain::shop);
+            return read_shop(*rs, layout::shop_by_domain::shop);
         });
     if (!shop || shop->deleted) {
         throw AdminError("no shop with domain " + domain);
@@ -77,18 +80,119 @@ void delete_shop(Db& db, const std::string& domain) {
     });
 }
 
-CreatedKey create_key(Db& db, const std::string& shop_domain,
-                      const std::optional<std::string>& label) {
-    Shop shop = live_shop(db, shop_domain);
+namespace {
+
+CreatedKey insert_key(Db& db, std::uint64_t shop_id, const NewKeyTerms& terms,
+                      std::optional<std::uint64_t> replaces) {
     CreatedKey key{0, keys::generate()};
     key.id = db.run(Stmt::key_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop.id);
-        bind_optional(st, 2, label);
+        st.setUInt64(1, shop_id);
+        bind_optional(st, 2, terms.label);
         st.setString(3, keys::digest_hex(key.secret));
         st.setString(4, now_db());
+        st.setString(5, key_terms::scope_set_literal(terms.scopes));
+        bind_optional(st, 6,
+                      terms.expires_ms
+                          ? std::optional<std::string>(timeutil::format_db(*terms.expires_ms))
+                          : std::nullopt);
+        if (terms.rate_count > 0) {
+            st.setUInt(7, terms.rate_count);
+            st.setUInt(8, terms.rate_period_s);
+        } else {
+            st.setNull(7, sql::DataType::INTEGER);
+            st.setNull(8, sql::DataType::INTEGER);
+        }
+        if (replaces) {
+            st.setUInt64(9, *replaces);
+        } else {
+            st.setNull(9, sql::DataType::INTEGER);
+        }
         return returned_id(st);
     });
     return key;
+}
+
+std::optional<std::int64_t> optional_ms(const sql::ResultSet& rs, unsigned column) {
+    if (rs.isNull(column)) {
+        return std::nullopt;
+    }
+    return rs.getInt64(column);
+}
+
+KeyRow read_key_row(const sql::ResultSet& rs) {
+    namespace col = layout::key_row;
+    KeyRow row;
+    row.id = rs.getUInt64(col::id);
+    if (!rs.isNull(col::label)) {
+        row.terms.label = rs.getString(col::label);
+    }
+    row.terms.scopes = rs.getUInt(col::scopes);
+    row.created_ms = rs.getInt64(col::created);
+    row.terms.expires_ms = optional_ms(rs, col::expires);
+    row.last_used_ms = optional_ms(rs, col::last_used);
+    row.revoked = rs.getBoolean(col::revoked);
+    if (!rs.isNull(col::rate_count)) {
+        row.terms.rate_count = rs.getUInt(col::rate_count);
+        row.terms.rate_period_s = rs.getUInt(col::rate_period);
+    }
+    return row;
+}
+
+}  // namespace
+
+CreatedKey create_key(Db& db, const std::string& shop_domain, const NewKeyTerms& terms) {
+    Shop shop = live_shop(db, shop_domain);
+    return insert_key(db, shop.id, terms, std::nullopt);
+}
+
+std::vector<KeyRow> keys_of_shop(Db& db, const std::string& shop_domain) {
+    Shop shop = live_shop(db, shop_domain);
+    return db.run(Stmt::keys_of_shop, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop.id);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<KeyRow> rows;
+        while (rs->next()) {
+            rows.push_back(read_key_row(*rs));
+        }
+        return rows;
+    });
+}
+
+RotatedKey rotate_key(Db& db, std::uint64_t key_id, std::int64_t overlap_ms) {
+    Transaction tx(db);
+    std::uint64_t shop_id = 0;
+    std::optional<KeyRow> old =
+        db.run(Stmt::key_for_rotation, [&](sql::PreparedStatement& st) -> std::optional<KeyRow> {
+            st.setUInt64(1, key_id);
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                return std::nullopt;
+            }
+            shop_id = rs->getUInt64(layout::key_row::shop_id);
+            return read_key_row(*rs);
+        });
+    if (!old) {
+        throw AdminError("no key with id " + std::to_string(key_id));
+    }
+    if (old->revoked) {
+        throw AdminError("key " + std::to_string(key_id) + " is revoked: create a new one");
+    }
+    RotatedKey out;
+    const std::int64_t now = timeutil::now_ms();
+    out.old_expires_ms = now + overlap_ms;
+    if (old->terms.expires_ms && *old->terms.expires_ms < out.old_expires_ms) {
+        out.old_expires_ms = std::max(now, *old->terms.expires_ms);  // never later than it was
+    }
+    NewKeyTerms terms = old->terms;
+    terms.expires_ms.reset();  // the successor's own life starts now
+    out.key = insert_key(db, shop_id, terms, key_id);
+    db.run(Stmt::key_set_expiry, [&](sql::PreparedStatement& st) {
+        st.setString(1, timeutil::format_db(out.old_expires_ms));
+        st.setUInt64(2, key_id);
+        st.executeUpdate();
+    });
+    tx.commit();
+    return out;
 }
 
 void revoke_key(Db& db, std::uint64_t key_id) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "db/auth_repo.h"
 #include "db/db.h"
@@ -31,8 +32,34 @@ struct CreatedKey {
     std::uint64_t id;
     std::string secret;  // shown once, never stored
 };
-CreatedKey create_key(Db& db, const std::string& shop_domain,
-                      const std::optional<std::string>& label);
+// What a new key may do (extensions.md §E12); checked by common/key_terms.h before.
+struct NewKeyTerms {
+    std::optional<std::string> label;
+    unsigned scopes = 0;
+    std::optional<std::int64_t> expires_ms;
+    std::uint32_t rate_count = 0;  // 0: no rate
+    std::uint32_t rate_period_s = 0;
+};
+CreatedKey create_key(Db& db, const std::string& shop_domain, const NewKeyTerms& terms);
+
+// One key as `key list` shows it.
+struct KeyRow {
+    std::uint64_t id = 0;
+    NewKeyTerms terms;
+    std::int64_t created_ms = 0;
+    std::optional<std::int64_t> last_used_ms;
+    bool revoked = false;
+};
+std::vector<KeyRow> keys_of_shop(Db& db, const std::string& shop_domain);
+
+// key rotate: a new key with the old one's label, scopes and rate; the old one expires at
+// the end of the overlap (or earlier, when it was to expire before). AdminError for an
+// unknown or revoked key.
+struct RotatedKey {
+    CreatedKey key;
+    std::int64_t old_expires_ms = 0;
+};
+RotatedKey rotate_key(Db& db, std::uint64_t key_id, std::int64_t overlap_ms);
 
 // Revokes the key (idempotent); AdminError when there is no such key.
 void revoke_key(Db& db, std::uint64_t key_id);

@@ -9,6 +9,13 @@ namespace supportcrm {
 
 // clang-format off
 
+// One key as the operator sees it (key list, key rotate).
+#define SUPPORTCRM_KEY_ROW_COLUMNS                                                                  \
+    "k.id, k.label, k.scopes + 0 AS scopes, " SUPPORTCRM_MILLIS("k.created_at") ", "                \
+    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', k.expires_at) DIV 1000 AS expires, "                  \
+    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', k.last_used_at) DIV 1000 AS last_used, "              \
+    "k.revoked_at IS NOT NULL AS revoked, k.rate_count, k.rate_period"
+
 namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
@@ -16,14 +23,21 @@ namespace sql_text {
     S(brand_insert, "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id")            \
     S(brand_exists, "SELECT id FROM brands WHERE id = ?")                                          \
     S(shop_insert, "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id") \
-    /* The columns of SUPPORTCRM_KEY_COLUMNS, of the shop itself. */                               \
+    /* The columns of SUPPORTCRM_SHOP_COLUMNS, of the shop itself. */                               \
     S(shop_by_domain,                                                                              \
       "SELECT id, domain, brand_id, deleted_at IS NOT NULL, webhook_events FROM shops "            \
       "WHERE domain = ?")                                                                          \
     S(shop_soft_delete, "UPDATE shops SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL")     \
     S(key_insert,                                                                                  \
-      "INSERT INTO api_keys (shop_id, label, key_hash, created_at) VALUES (?, ?, ?, ?) "           \
-      "RETURNING id")                                                                              \
+      "INSERT INTO api_keys (shop_id, label, key_hash, created_at, scopes, expires_at, "           \
+      "rate_count, rate_period, replaces_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")     \
+    /* key list (extensions.md §E12): every key of the shop, revoked ones too. */                 \
+    S(keys_of_shop, "SELECT " SUPPORTCRM_KEY_ROW_COLUMNS " FROM api_keys k WHERE k.shop_id = ? "   \
+      "ORDER BY k.id")                                                                             \
+    /* key rotate: the old key, locked until its successor is made and its expiry set. */         \
+    S(key_for_rotation,                                                                            \
+      "SELECT " SUPPORTCRM_KEY_ROW_COLUMNS ", k.shop_id FROM api_keys k WHERE k.id = ? FOR UPDATE") \
+    S(key_set_expiry, "UPDATE api_keys SET expires_at = ? WHERE id = ?")                           \
     S(key_by_id, "SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE id = ?")                   \
     S(key_revoke, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")        \
     S(user_insert,                                                                                 \
@@ -42,8 +56,21 @@ static_assert(result_columns(sql_text::shop_insert) == 1);
 static_assert(result_columns(sql_text::key_insert) == 1);
 static_assert(result_columns(sql_text::user_insert) == 1);
 }  // namespace returned_id
+namespace key_row {  // keys_of_shop, key_for_rotation
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_KEY_ROW_COLUMNS, name);
+}
+constexpr ColumnRun row{1, count_columns(SUPPORTCRM_KEY_ROW_COLUMNS)};
+constexpr unsigned id = row[at("id")], label = row[at("label")], scopes = row[at("scopes")],
+                   created = row[at("ms")], expires = row[at("expires")],
+                   last_used = row[at("last_used")], revoked = row[at("revoked")],
+                   rate_count = row[at("rate_count")], rate_period = row[at("rate_period")];
+static_assert(row.last() == result_columns(sql_text::keys_of_shop));
+constexpr unsigned shop_id = row.next();
+static_assert(shop_id == result_columns(sql_text::key_for_rotation));
+}  // namespace key_row
 namespace shop_by_domain {
-constexpr ColumnRun shop{1, kKeyColumns};
+constexpr ColumnRun shop{1, kShopColumns};
 static_assert(shop.last() == result_columns(sql_text::shop_by_domain));
 }  // namespace shop_by_domain
 }  // namespace layout

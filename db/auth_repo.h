@@ -14,4 +14,8 @@ namespace supportcrm {
 // The shop of an unrevoked key with this digest; nullopt when there is none.
 std::optional<Shop> find_shop_by_key_digest(Db& db, const std::string& digest_hex);
 
+// Writes the key's lastUsedAt unless it was written within the minute. Never waits for a row
+// lock and never fails the request: a touch that cannot run now is skipped (false).
+bool touch_key(Db& db, std::uint64_t key_id);
+
 }  // namespace supportcrm

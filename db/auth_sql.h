@@ -16,8 +16,16 @@ namespace supportcrm {
 // bound to the placeholder of SUPPORTCRM_KEY_MATCH. Its row tells an unknown key (no row, or
 // none at all), a deleted shop and a missing record apart, in the contract's order (see
 // api/caller.h).
-#define SUPPORTCRM_KEY_COLUMNS \
+// The shop's part comes first (shop_by_domain selects just that part of a shop itself); the
+// key's terms (extensions.md §E12) follow, so the row every request reads already says what
+// the key may do: no statement of its own for scopes, expiry or rate.
+#define SUPPORTCRM_SHOP_COLUMNS \
     "ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL AS deleted, ks.webhook_events"
+// (`k`.`id` is quoted so that column_of("id") names the shop's id alone.)
+#define SUPPORTCRM_KEY_COLUMNS SUPPORTCRM_SHOP_COLUMNS \
+    ", `k`.`id` AS key_id, k.scopes + 0 AS key_scopes, " \
+    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', k.expires_at) DIV 1000 AS key_expires, " \
+    "k.rate_count AS key_rate, k.rate_period AS key_period"
 #define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
 #define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
 
@@ -29,12 +37,18 @@ constexpr unsigned at(std::string_view name) {
     return column_of(SUPPORTCRM_KEY_COLUMNS, name);
 }
 constexpr unsigned id = at("id"), domain = at("domain"), brand_id = at("brand_id"),
-                   deleted = at("deleted"), webhook_events = at("webhook_events");
+                   deleted = at("deleted"), webhook_events = at("webhook_events"),
+                   key_id = at("key_id"), key_scopes = at("key_scopes"),
+                   key_expires = at("key_expires"), key_rate = at("key_rate"),
+                   key_period = at("key_period");
 }  // namespace key_col
 constexpr unsigned kKeyColumns = count_columns(SUPPORTCRM_KEY_COLUMNS);
+constexpr unsigned kShopColumns = count_columns(SUPPORTCRM_SHOP_COLUMNS);
 
 // The run of SUPPORTCRM_KEY_COLUMNS in a keyed statement's row.
 Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key);
+// The run of SUPPORTCRM_SHOP_COLUMNS alone (a shop without a key: the key's terms not known).
+Shop read_shop(const sql::ResultSet& rs, ColumnRun shop);
 
 // clang-format off
 namespace sql_text {
@@ -42,7 +56,14 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_AUTH_STATEMENTS(S)                                                              \
-    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH)
+    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH) \
+    /* lastUsedAt (extensions.md §E12), outside any transaction of the request: the row is */     \
+    /* written at most once a minute whichever worker runs this, and a row lock held elsewhere */  \
+    /* (a rotation, a revocation) is not waited for: the touch is skipped, the request goes on. */ \
+    S(key_touch,                                                                                   \
+      "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "                                            \
+      "UPDATE api_keys SET last_used_at = UTC_TIMESTAMP() WHERE id = ? AND "                       \
+      "(last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 1 MINUTE)")
 SUPPORTCRM_AUTH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text

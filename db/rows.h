@@ -9,6 +9,17 @@
 
 namespace supportcrm {
 
+// What an API key may do (extensions.md §E12), read with its shop by every statement that
+// selects SUPPORTCRM_KEY_COLUMNS. A keyed write's row does not carry it (known stays false).
+struct KeyTerms {
+    bool known = false;
+    std::uint64_t id = 0;
+    unsigned scopes = 0;                     // common/key_terms.h scope bits
+    std::optional<std::int64_t> expires_ms;  // epoch milliseconds; nullopt: never
+    std::uint32_t rate_count = 0;            // 0: no rate
+    std::uint32_t rate_period_s = 0;
+};
+
 // An API key's shop, as every keyed statement reads it (SUPPORTCRM_KEY_COLUMNS).
 struct Shop {
     std::uint64_t id = 0;
@@ -18,6 +29,7 @@ struct Shop {
     // The event types the shop's webhooks want (db/webhook_repo.h): read with the key, so a
     // create knows whether to write an event without a statement of its own.
     unsigned webhook_events = 0;
+    KeyTerms key;  // the key's own terms, when the row carried them
 };
 
 // What a keyed statement found: the key's shop (nullopt: no unrevoked key with that digest)

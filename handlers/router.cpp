@@ -1,11 +1,23 @@
 #include "handlers/router.h"
 
+#include "common/key_terms.h"
+
 namespace supportcrm {
 namespace {
+
+// The scope a key needs (extensions.md §E12), a column of its own in every entry, before the
+// handler: an entry written without one does not compile. The rule of E12: `read` for a GET
+// under /api/v1, `write` for POST and PATCH, `export` for the exports and the changes feed,
+// `erase` for DELETE of a customer; `kNoKey` for the routes without a key.
+// tests/unit/route_scope_test.cpp checks every entry against that rule.
+constexpr unsigned kRead = key_terms::scope::read, kWrite = key_terms::scope::write,
+                   kExport = key_terms::scope::export_, kErase = key_terms::scope::erase,
+                   kNoKey = 0;
 
 struct Route {
     const char* method;
     const char* pattern;  // "{name}" matches any one segment, even an empty one: the path id
+    unsigned scope;       // the key's scope the route needs (kRead ... kErase, kNoKey)
     Handler handler;
     enum Key { none, resolved_first, in_statement } key;
 };
@@ -13,26 +25,28 @@ struct Route {
 // clang-format off
 const Route kRoutes[] = {
     // GET before POST and PATCH: the order of a 405's Allow ("GET, POST", "GET, PATCH").
-    {"GET",  "/api/v1/customers",              list_customers,       Route::resolved_first},
-    {"POST", "/api/v1/customers",              create_customer,      Route::in_statement},
-    {"GET",  "/api/v1/customers/{customerId}", get_customer,         Route::in_statement},
-    {"PATCH", "/api/v1/customers/{customerId}", patch_customer,      Route::in_statement},
-    {"GET",  "/api/v1/tickets",                list_tickets,         Route::resolved_first},
-    {"POST", "/api/v1/tickets",                create_ticket,        Route::resolved_first},
-    {"GET",  "/api/v1/tickets/{ticketId}",     get_ticket,           Route::in_statement},
-    {"PATCH", "/api/v1/tickets/{ticketId}",    patch_ticket,         Route::in_statement},
-    {"GET",  "/api/v1/tickets/{ticketId}/comments", list_ticket_comments, Route::in_statement},
-    {"POST", "/api/v1/tickets/{ticketId}/comments", create_comment,       Route::in_statement},
-    {"GET",  "/api/v1/csat",                   list_csat,            Route::in_statement},
-    {"POST", "/api/v1/csat",                   create_survey,        Route::resolved_first},
-    {"GET",  "/api/v1/csat/export",            export_csat,          Route::resolved_first},
-    {"GET",  "/api/v1/openapi.json",           get_openapi,          Route::none},
-    {"GET",  "/healthz",                       healthz,              Route::none},
+    {"GET",   "/api/v1/customers",                  kRead,   list_customers,       Route::resolved_first},
+    {"POST",  "/api/v1/customers",                  kWrite,  create_customer,      Route::in_statement},
+    {"GET",   "/api/v1/customers/{customerId}",     kRead,   get_customer,         Route::in_statement},
+    {"PATCH", "/api/v1/customers/{customerId}",     kWrite,  patch_customer,       Route::in_statement},
+    {"GET",   "/api/v1/tickets",                    kRead,   list_tickets,         Route::resolved_first},
+    {"POST",  "/api/v1/tickets",                    kWrite,  create_ticket,        Route::resolved_first},
+    {"GET",   "/api/v1/tickets/{ticketId}",         kRead,   get_ticket,           Route::in_statement},
+    {"PATCH", "/api/v1/tickets/{ticketId}",         kWrite,  patch_ticket,         Route::in_statement},
+    {"GET",   "/api/v1/tickets/{ticketId}/comments", kRead,  list_ticket_comments, Route::in_statement},
+    {"POST",  "/api/v1/tickets/{ticketId}/comments", kWrite, create_comment,       Route::in_statement},
+    {"GET",   "/api/v1/csat",                       kRead,   list_csat,            Route::in_statement},
+    {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first},
+    {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first},
+    // E9/E11 routes take theirs here: GET .../customers/{id}/export and GET /api/v1/changes
+    // kExport, DELETE /api/v1/customers/{id} kErase, POST .../customers/{id}/merge kWrite.
+    {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none},
+    {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.
-    {"HEAD", "/healthz",                       healthz,              Route::none},
+    {"HEAD",  "/healthz",                           kNoKey,  healthz,              Route::none},
     // The pool's own state (extensions.md §E6); nginx lets only listed addresses reach them.
-    {"GET",  "/status",                        get_pool_status,      Route::none},
-    {"GET",  "/metrics",                       get_pool_metrics,     Route::none},
+    {"GET",   "/status",                            kNoKey,  get_pool_status,      Route::none},
+    {"GET",   "/metrics",                           kNoKey,  get_pool_metrics,     Route::none},
 };
 // clang-format on
 
@@ -67,7 +81,7 @@ bool matches(std::string_view pattern, std::string_view path, std::string_view& 
 std::vector<RouteName> route_names() {
     std::vector<RouteName> names;
     for (const Route& r : kRoutes) {
-        names.push_back({r.method, r.pattern});
+        names.push_back({r.method, r.pattern, r.scope, r.key != Route::none});
     }
     return names;
 }
@@ -94,6 +108,7 @@ RouteMatch route(std::string_view method, std::string_view path) {
             m.kind = RouteMatch::Kind::found;
             m.handler = r.handler;
             m.needs_key = r.key != Route::none;
+            m.scope = r.scope;
             m.key_in_statement = r.key == Route::in_statement;
             m.path_id = id;
             m.id_name = id_name;

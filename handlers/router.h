@@ -16,6 +16,8 @@ RouteMatch route(std::string_view method, std::string_view path);
 struct RouteName {
     std::string_view method;
     std::string_view pattern;
+    unsigned scope = 0;  // the key's scope it needs (extensions.md §E12)
+    bool needs_key = false;
 };
 std::vector<RouteName> route_names();
 

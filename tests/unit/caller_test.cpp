@@ -84,3 +84,70 @@ TEST(Caller, NothingIsKnownBeforeTheKeyIsSettled) {
     EXPECT_FALSE(caller.shop_id());
     EXPECT_THROW(caller.shop(), std::logic_error);
 }
+
+// extensions.md §E12: the key's terms ride on its row; expiry, scope and rate are judged
+// from it in the order key (401) -> shop (404) -> scope (403) -> rate (429).
+namespace {
+
+Shop keyed_shop(std::uint64_t key_id, unsigned scopes, bool deleted = false) {
+    Shop s = shop_with(9, deleted);
+    s.key.known = true;
+    s.key.id = key_id;
+    s.key.scopes = scopes;
+    return s;
+}
+
+bool has_header(const Response& r, const std::string& name, const std::string& value) {
+    for (const auto& [n, v] : r.headers) {
+        if (n == name && v == value) {
+            return true;
+        }
+    }
+    return false;
+}
+
+constexpr unsigned kRead = 1, kWrite = 2;
+
+}  // namespace
+
+TEST(Caller, AnExpiredKeyIs401BeforeItsShop) {
+    Caller caller("digest-expired", kRead);
+    Shop s = keyed_shop(1001, kRead, /*deleted=*/true);
+    s.key.expires_ms = 1000;  // 1970
+    EXPECT_EQ(caller.learn(s), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 401, "invalid_api_key"));
+    EXPECT_NE(caller.error()->body.find("API key expired"), std::string::npos);
+}
+
+TEST(Caller, TheShopComesBeforeTheScope) {
+    Caller caller("digest-deleted", kWrite);
+    EXPECT_EQ(caller.learn(keyed_shop(1002, kRead, true)), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 404, "shop_not_found"));
+}
+
+TEST(Caller, AKeyWithoutTheRoutesScopeIs403) {
+    Caller caller("digest-scope", kWrite);
+    EXPECT_EQ(caller.learn(keyed_shop(1003, kRead)), nullptr);
+    EXPECT_TRUE(is_error(caller.error(), 403, "insufficient_scope"));
+    EXPECT_NE(caller.error()->body.find("API key lacks the write scope"), std::string::npos);
+    Caller reader("digest-scope", kRead);
+    EXPECT_NE(reader.learn(keyed_shop(1003, kRead)), nullptr);
+}
+
+TEST(Caller, ARatedKeyTakesOneTokenPerRequestAndIsRefusedOverIt) {
+    Shop s = keyed_shop(1004, kRead);
+    s.key.rate_count = 2;
+    s.key.rate_period_s = 60;
+    Db unconnected{DbSettings{}};
+    for (int i = 0; i < 2; ++i) {
+        Caller caller("digest-rated", kRead);
+        ASSERT_NE(caller.learn(s), nullptr) << i;
+        caller.learn(s);  // a second look at the row takes no second token
+        ASSERT_NE(caller.resolve(unconnected), nullptr);
+    }
+    Caller over("digest-rated", kRead);
+    EXPECT_EQ(over.learn(s), nullptr);
+    std::optional<Response> refused = over.error();
+    ASSERT_TRUE(is_error(refused, 429, "rate_limited"));
+    EXPECT_TRUE(has_header(*refused, "Retry-After", "30"));
+}
