@@ -17,6 +17,9 @@ Response get_customer(HandlerContext& ctx) {
     if (!found.value) {
         return errors::customer_not_found();
     }
+    if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
+        return std::move(*gone);  // extensions.md §E9: 308 to the target, or 410
+    }
     const CustomerRow& c = *found.value;
     const std::string tag = etag::of(etag::Kind::customer, c.id, c.version);
     if (std::optional<Response> unchanged = not_modified(ctx.request, tag)) {

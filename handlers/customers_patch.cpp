@@ -87,6 +87,9 @@ Response patch_customer(HandlerContext& ctx) {
     if (!found.value) {
         return errors::customer_not_found();
     }
+    if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
+        return std::move(*gone);  // extensions.md §E9: 308 to the target, or 410
+    }
     const CustomerRow& current = *found.value;
     CustomerChange change = apply_customer_patch(current, read.patch);
     if (!change.error.empty()) {
