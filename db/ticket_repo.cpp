@@ -246,3 +246,22 @@ std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Milli
 }
 
 }  // namespace supportcrm
+
+namespace supportcrm {
+
+std::vector<std::uint64_t> customer_ticket_ids(Db& db, std::uint64_t customer_id,
+                                               std::uint64_t after_id, std::uint64_t rows) {
+    return db.run(Stmt::customer_export_ticket_ids, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt64(2, after_id);
+        st.setUInt64(3, rows);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<std::uint64_t> ids;
+        while (rs->next()) {
+            ids.push_back(rs->getUInt64(1));
+        }
+        return ids;
+    });
+}
+
+}  // namespace supportcrm

@@ -109,4 +109,9 @@ std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Milli
 // (an unknown key or no such ticket in a live shop): resolve the key, then 404.
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
 
+// GET /api/v1/customers/{id}/export (extensions.md §E9): up to `rows` ids of the customer's
+// tickets above `after_id`, ascending.
+std::vector<std::uint64_t> customer_ticket_ids(Db& db, std::uint64_t customer_id,
+                                               std::uint64_t after_id, std::uint64_t rows);
+
 }  // namespace supportcrm

@@ -91,7 +91,11 @@ namespace sql_text {
       "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, " \
       "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "                        \
       "t.version = t.version + 1, h.status = ?, h.closed_at = ? "                                  \
-      "WHERE t.id = ? AND t.version = ?")
+      "WHERE t.id = ? AND t.version = ?")                                                          \
+    /* GET /api/v1/customers/{id}/export (extensions.md E9): the customer's tickets, id */         \
+    /* ascending, in keyset chunks along ix_conversations_customer (customer_id, then id). */      \
+    S(customer_export_ticket_ids,                                                                  \
+      "SELECT id FROM conversations WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?")
 SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text

@@ -18,6 +18,7 @@ const Route kRoutes[] = {
     {"GET",  "/api/v1/customers/{customerId}", get_customer,         Route::in_statement},
     {"PATCH", "/api/v1/customers/{customerId}", patch_customer,      Route::in_statement},
     {"POST", "/api/v1/customers/{customerId}/merge", merge_customer, Route::in_statement},
+    {"GET",  "/api/v1/customers/{customerId}/export", export_customer, Route::in_statement},
     {"GET",  "/api/v1/tickets",                list_tickets,         Route::resolved_first},
     {"POST", "/api/v1/tickets",                create_ticket,        Route::resolved_first},
     {"GET",  "/api/v1/tickets/{ticketId}",     get_ticket,           Route::in_statement},
