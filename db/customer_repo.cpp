@@ -251,6 +251,19 @@ CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source
     return out;
 }
 
+bool release_merged_keys(Db& db, const CustomerRow& after) {
+    return db.run(Stmt::customer_release_merged_keys, [&](sql::PreparedStatement& st) {
+        const std::optional<std::string> email = trimmed(after.email);
+        const std::optional<std::string> phone = trimmed(after.phone_number);
+        bind_optional(st, 1, email);
+        bind_optional(st, 2, phone);
+        st.setUInt64(3, after.id);
+        bind_optional(st, 4, email);
+        bind_optional(st, 5, phone);
+        return st.executeUpdate() > 0;
+    });
+}
+
 Moved count_movable(Db& db, std::uint64_t source_id) {
     return db.run(Stmt::customer_merge_counts, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, source_id);

@@ -93,6 +93,11 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
 enum class CustomerUpdate { updated, duplicate };
 CustomerUpdate update_customer(Db& db, const CustomerRow& after, std::uint64_t expected_version);
 
+// The customers merged into `after` give up the duplicate-detection keys of its email and
+// phone number (a PATCH that gives the target one of its merged customers' values); true when
+// one did, so that the refused write can be tried again.
+bool release_merged_keys(Db& db, const CustomerRow& after);
+
 // --- POST /api/v1/customers/{id}/merge (extensions.md §E9) ----------------------------------
 
 // The two customers of a merge, locked (FOR UPDATE, in id order) in the caller's transaction;

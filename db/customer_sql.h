@@ -110,6 +110,12 @@ namespace sql_text {
       "UPDATE conversations SET customer_id = ?, version = version + 1, updated_at = ? "           \
       "WHERE customer_id = ?")                                                                     \
     S(customer_merge_surveys, "UPDATE surveys SET customer_id = ? WHERE customer_id = ?")          \
+    /* A PATCH giving the target an email or phone number a customer merged into it still holds */ \
+    /* as its key: the merged row lets it go (the target holds it now and is found by it). */      \
+    S(customer_release_merged_keys,                                                                \
+      "UPDATE customers SET email_key = IF(email_key = LOWER(?), NULL, email_key), "               \
+      "phone_key = IF(phone_key = ?, NULL, phone_key) "                                            \
+      "WHERE merged_into = ? AND (email_key = LOWER(?) OR phone_key = ?)")                         \
     /* dryRun: what would move. */                                                                 \
     S(customer_merge_counts,                                                                       \
       "SELECT (SELECT COUNT(*) FROM conversations WHERE customer_id = ?), "                        \

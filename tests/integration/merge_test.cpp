@@ -2,10 +2,13 @@
 // what moves and what the target takes, the source's email and phone finding the target, the
 // 308 of every route naming a merged id (chains in one hop), the dry run, the bad inputs,
 // opposite merges racing, the event and Idempotency-Key.
+#include <signal.h>
+
 #include <future>
 #include <thread>
 
 #include "harness.h"
+#include "row_lock.h"
 #include "tickets_fixtures.h"
 
 namespace {
@@ -343,4 +346,84 @@ TEST(CustomerMerge, AnIdempotencyKeyReplaysTheAnswer) {
     // Without the key the same request is processed afresh: the source is merged now.
     EXPECT_TRUE(it::is_error(merge(shop, target, source_body(source)), 404, "customer_not_found",
                              "Customer not found"));
+}
+
+TEST(CustomerMerge, TheTargetMayTakeAMergedCustomersEmailAsItsOwn) {
+    it::Shop shop = it::make_shop();
+    const std::string source_email = it::unique_email("s");
+    const int64_t target = customer_with(shop, it::object({{"email", it::unique_email("t")}}));
+    const int64_t source = customer_with(shop, it::object({{"email", source_email}}));
+    ASSERT_TRUE(it::is_success(merge(shop, target, source_body(source)), 200));
+    it::HttpResponse r = it::http("PATCH", customer_path(target), it::json_headers(shop),
+                                  it::to_json(it::object({{"email", source_email}})));
+    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    EXPECT_EQ(r.json()["customer"]["email"].asString(), source_email);
+    it::HttpResponse again =
+        it::post_json("/api/v1/customers", shop, it::object({{"email", source_email}}));
+    ASSERT_TRUE(it::is_success(again, 200)) << again.describe();
+    EXPECT_EQ(again.json()["customer"]["id"].asInt64(), target);
+    // Another customer still cannot take it.
+    const int64_t other = it::tickets::make_customer(shop);
+    EXPECT_TRUE(it::is_error(it::http("PATCH", customer_path(other), it::json_headers(shop),
+                                      it::to_json(it::object({{"email", source_email}}))),
+                             409, "customer_exists", "Another customer has this email"));
+}
+
+namespace {
+
+// The pid of the worker of /status?full busy on `route`, polled until `timeout`; 0 if none.
+long busy_worker(const std::string& route, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        it::HttpResponse r = it::http("GET", "/status?full");
+        if (r.status == 200) {
+            for (const Json::Value& w : r.json()["workerList"]) {
+                if (w["state"] == "busy" && w["current"].isObject() &&
+                    w["current"]["route"] == route) {
+                    return w["pid"].asInt64();
+                }
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return 0;
+}
+
+}  // namespace
+
+TEST(CustomerMerge, AMergeCutShortByAKilledWorkerLeavesBothCustomersWhole) {
+    it::OneHostOnly one_host;  // the worker to kill is on the first host
+    it::Shop shop = it::make_shop();
+    const int64_t target = customer_with(shop, it::object({{"email", it::unique_email("t")}}));
+    const int64_t source =
+        customer_with(shop, it::object({{"email", it::unique_email("s")}, {"first_name", "Kill"}}));
+    const std::string ticket = ticket_of(shop, source);
+    survey_on(shop, ticket, 3);
+    const Json::Value target_before = it::fetch_customer(shop, target);
+    {
+        // The merge's last statement (the surveys) waits for this lock, after the customers
+        // and the tickets were written in its transaction.
+        it::RowLock lock("SELECT id FROM surveys WHERE customer_id = " + std::to_string(source) +
+                         " FOR UPDATE");
+        auto answer = std::async(std::launch::async, [&] {
+            return it::http_any_body("POST", merge_path(target), it::json_headers(shop),
+                                     source_body(source));
+        });
+        ASSERT_TRUE(lock.someone_waits(std::chrono::seconds(10)));
+        const long pid =
+            busy_worker("/api/v1/customers/{customerId}/merge", std::chrono::seconds(10));
+        ASSERT_GT(pid, 0);
+        ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+        it::HttpResponse cut = answer.get();
+        EXPECT_GE(cut.status, 500) << cut.describe();
+    }
+    // Nothing of the merge happened.
+    EXPECT_EQ(it::fetch_customer(shop, target), target_before);
+    EXPECT_TRUE(it::is_success(it::get(customer_path(source), shop), 200));
+    EXPECT_EQ(it::tickets::fetch_ticket(shop, ticket)["Customer"]["id"].asInt64(), source);
+    // Done again, it happens once, whole.
+    it::HttpResponse r = merge(shop, target, source_body(source));
+    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    EXPECT_EQ(r.json()["moved"], it::object({{"tickets", 1}, {"surveys", 1}}));
+    EXPECT_EQ(r.json()["customer"]["first_name"].asString(), "Kill");
 }
