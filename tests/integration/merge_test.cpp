@@ -250,8 +250,6 @@ TEST(CustomerMerge, BadInputGetsTheContractsAnswer) {
         {R"({"sourceId":")" + std::to_string(target) + R"("})", 400, "validation_failed",
          "Cannot merge a customer into itself"},
         {"[]", 400, "invalid_body", "Request body must be a JSON object"},
-        {R"("x")", 400, "invalid_body", "Request body must be a JSON object"},
-        {"{", 400, "invalid_json", "Invalid JSON body"},
         {R"({"sourceId":)" + missing + "}", 404, "customer_not_found", "Customer not found"},
         {source_body(foreign), 404, "customer_not_found", "Customer not found"},
         {R"({"sourceId":"99999999999999999999999"})", 404, "customer_not_found",
@@ -426,4 +424,14 @@ TEST(CustomerMerge, AMergeCutShortByAKilledWorkerLeavesBothCustomersWhole) {
     ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
     EXPECT_EQ(r.json()["moved"], it::object({{"tickets", 1}, {"surveys", 1}}));
     EXPECT_EQ(r.json()["customer"]["first_name"].asString(), "Kill");
+}
+
+// Apart from the table above: Prism answers an unparsable body itself and re-serializes a bare
+// JSON string (scripts/openapi).
+TEST(CustomerMerge, ABodyThatDoesNotParseOrIsAStringIs400) {
+    it::Shop shop = it::make_shop();
+    const int64_t target = it::tickets::make_customer(shop);
+    EXPECT_TRUE(it::is_error(merge(shop, target, "{"), 400, "invalid_json", "Invalid JSON body"));
+    EXPECT_TRUE(it::is_error(merge(shop, target, R"("x")"), 400, "invalid_body",
+                             "Request body must be a JSON object"));
 }
