@@ -64,10 +64,13 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         bind_optional(st, 16, t.via);
         st.setString(17, db_time(t.created_at));
         st.setString(18, db_time(t.created_at));  // updated_at: a new ticket's last change
+        st.setUInt64(19, t.customer_id);
         ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        return rs->getUInt64(layout::returned_id::id);
+        return rs->next() ? rs->getUInt64(layout::returned_id::id) : 0;
     });
+    if (id == 0) {
+        return 0;  // the customer was merged meanwhile: nothing written
+    }
     if (t.is_opened_ticket) {
         db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
             st.setUInt64(1, id);

@@ -31,7 +31,8 @@ bool customer_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t customer_id);
 bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id);
 
 // Inserts the conversation, and its OPEN HumanTicket when is_opened_ticket, in the caller's
-// transaction; returns the conversation id.
+// transaction; returns the conversation id, or 0 (nothing written) when the customer was merged
+// since it was checked (extensions.md §E9).
 std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
 
 // A stored ticket, in the fields POST /api/v1/tickets answers with (its created_at unread).

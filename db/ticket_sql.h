@@ -43,13 +43,19 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_TICKET_STATEMENTS(S)                                                            \
-    S(customer_exists, "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?")                     \
+    /* A merged customer (extensions.md E9) takes no new ticket: it is not found. */               \
+    S(customer_exists,                                                                             \
+      "SELECT 1 FROM customers WHERE id = ? AND shop_id = ? AND merged_into IS NULL")              \
     S(user_exists, "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
     S(conversation_insert,                                                                         \
       "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
       "unread_chat_count, tags, language_code, via, created_at, updated_at) "                      \
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                \
+      /* From the customer's row, read with a shared lock: a merge of the customer (its row */    \
+      /* locked FOR UPDATE) commits first and the ticket then finds it merged and is not */       \
+      /* written (no row), rather than landing on the merged customer after its tickets moved. */  \
+      "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM customers "                \
+      "WHERE id = ? AND merged_into IS NULL LOCK IN SHARE MODE RETURNING id")                      \
     S(human_ticket_insert,                                                                         \
       "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "      \
       "RETURNING id")                                                                              \

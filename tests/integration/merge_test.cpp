@@ -435,3 +435,41 @@ TEST(CustomerMerge, ABodyThatDoesNotParseOrIsAStringIs400) {
     EXPECT_TRUE(it::is_error(merge(shop, target, R"("x")"), 400, "invalid_body",
                              "Request body must be a JSON object"));
 }
+
+TEST(CustomerMerge, AMergedCustomerTakesNoNewTicketEvenWhenTheyRace) {
+    it::Shop shop = it::make_shop();
+    const int64_t target = it::tickets::make_customer(shop);
+    const int64_t source = it::tickets::make_customer(shop);
+    ASSERT_TRUE(it::is_success(merge(shop, target, source_body(source)), 200));
+    EXPECT_TRUE(
+        it::is_error(it::post_json("/api/v1/tickets", shop,
+                                   it::object({{"customerId", source}, {"Channel", "Mail"}})),
+                     404, "customer_not_found", "Customer not found"));
+
+    // A ticket created while its customer is merged lands on the target (created first, then
+    // moved) or is refused (404): never on the merged customer.
+    for (int i = 0; i < 10; ++i) {
+        const int64_t into = it::tickets::make_customer(shop);
+        const int64_t from = it::tickets::make_customer(shop);
+        auto ticket = std::async(std::launch::async, [&] {
+            return it::post_json("/api/v1/tickets", shop,
+                                 it::object({{"customerId", from}, {"Channel", "Mail"}}));
+        });
+        auto merged =
+            std::async(std::launch::async, [&] { return merge(shop, into, source_body(from)); });
+        it::HttpResponse t = ticket.get();
+        ASSERT_TRUE(it::is_success(merged.get(), 200));
+        if (t.status == 201) {
+            EXPECT_EQ(it::tickets::fetch_ticket(
+                          shop, t.json()["ticket"]["id"].asString())["Customer"]["id"]
+                          .asInt64(),
+                      into);
+        } else {
+            EXPECT_TRUE(it::is_error(t, 404, "customer_not_found", "Customer not found"));
+        }
+        it::Db db;
+        EXPECT_EQ(db.count("SELECT COUNT(*) FROM conversations WHERE customer_id = ?",
+                           {std::to_string(from)}),
+                  0);
+    }
+}
