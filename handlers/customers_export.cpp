@@ -16,6 +16,7 @@
 #include "db/customer_repo.h"
 #include "db/survey_repo.h"
 #include "db/ticket_repo.h"
+#include "handlers/path_customer.h"
 
 namespace supportcrm {
 namespace {
@@ -159,22 +160,15 @@ class CustomerExportStream : public BodyStream {
 Response export_customer(HandlerContext& ctx) {
     // The snapshot first: the customer line and everything after it are of one moment.
     auto tx = std::make_unique<Transaction>(ctx.db, /*read_only=*/true);
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    Checked<const Shop*> shop = keyed(ctx, found.key);
-    if (shop.error) {
-        return std::move(*shop.error);
-    }
-    if (!found.value) {
-        return errors::customer_not_found();
-    }
-    if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
-        return std::move(*gone);
+    Checked<PathCustomer> found = read_path_customer(ctx);
+    if (found.error) {
+        return std::move(*found.error);
     }
     std::string line;
     begin_line(line, "customer");
     {
         JsonWriter w(line);
-        write_fetched_customer(w, *found.value, shop.value->domain);
+        write_fetched_customer(w, found.value.row, found.value.shop->domain);
     }
     end_line(line);
     // The first chunk is read here, inside the request's exception boundary, so a failing
@@ -184,7 +178,7 @@ Response export_customer(HandlerContext& ctx) {
     r.content_type = "application/x-ndjson";
     r.headers.emplace_back("X-Accel-Buffering", "no");
     r.stream = std::make_shared<CustomerExportStream>(
-        ctx.db, std::move(tx), ctx.caller.key_digest(), ctx.path_id, shop.value->domain,
+        ctx.db, std::move(tx), ctx.caller.key_digest(), ctx.path_id, found.value.shop->domain,
         std::move(line), std::move(first));
     return r;
 }

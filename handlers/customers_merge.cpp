@@ -13,6 +13,7 @@
 #include "common/json_writer.h"
 #include "db/customer_repo.h"
 #include "db/webhook_repo.h"
+#include "handlers/path_customer.h"
 
 namespace supportcrm {
 namespace {
@@ -102,34 +103,27 @@ Response merge_customer(HandlerContext& ctx) {
     if (req.error) {
         return std::move(*req.error);
     }
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    Checked<const Shop*> shop = keyed(ctx, found.key);
-    if (shop.error) {
-        return std::move(*shop.error);
-    }
-    if (!found.value) {
-        return errors::customer_not_found();
-    }
-    if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
-        return std::move(*gone);
+    Checked<PathCustomer> found = read_path_customer(ctx);
+    if (found.error) {
+        return std::move(*found.error);
     }
 
     Transaction tx(ctx.db);
     const MergePair pair =
-        lock_merge_pair(ctx.db, shop.value->id, ctx.path_id, req.value.source_id);
+        lock_merge_pair(ctx.db, found.value.shop->id, ctx.path_id, req.value.source_id);
     if (std::optional<Response> refused = refuse(pair)) {
         return std::move(*refused);  // tx rolls back: nothing was written
     }
     const CustomerRow after = merged_customer(*pair.target, *pair.source);
-    const std::string& domain = shop.value->domain;
+    const Shop& shop = *found.value.shop;
+    const std::string& domain = shop.domain;
     if (req.value.dry_run) {
         return merge_answer(after, domain, count_movable(ctx.db, pair.source->id), true);
     }
     const Moved moved = merge_customers(ctx.db, pair, timeutil::now_ms());
-    if (shop_wants_event(shop.value->webhook_events, webhook_event::customer_merged)) {
-        record_event(ctx.db, shop.value->id, webhook_event::customer_merged,
-                     customer_json(after, domain), timeutil::now_ms(),
-                     std::to_string(pair.source->id));
+    if (shop_wants_event(shop.webhook_events, webhook_event::customer_merged)) {
+        record_event(ctx.db, shop.id, webhook_event::customer_merged, customer_json(after, domain),
+                     timeutil::now_ms(), std::to_string(pair.source->id));
     }
     tx.commit();
     return merge_answer(after, domain, moved, false);
