@@ -136,4 +136,26 @@ Response customer_exists(std::string_view field, std::uint64_t customer_id) {
                      "customerId", [&](JsonWriter& w) { w.uinteger(customer_id); });
 }
 
+Response customer_merged(std::uint64_t target_id) {
+    Response r = make_with(308, "customer_merged", "Customer was merged", "mergedInto",
+                           [&](JsonWriter& w) { w.uinteger(target_id); });
+    r.headers.emplace_back("Location", "/api/v1/customers/" + std::to_string(target_id));
+    return r;
+}
+
+Response customer_erased() {
+    return make(410, "customer_erased", "Customer was erased");
+}
+
+std::optional<Response> customer_gone(const std::optional<std::uint64_t>& merged_into,
+                                      bool erased) {
+    if (merged_into) {
+        return customer_merged(*merged_into);
+    }
+    if (erased) {
+        return customer_erased();
+    }
+    return std::nullopt;
+}
+
 }  // namespace supportcrm::errors

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,5 +52,13 @@ Response invalid_transition(std::string_view from, std::string_view to,
                             const std::vector<std::string_view>& allowed);
 // 409 customer_exists "Another customer has this <field>", with "customerId".
 Response customer_exists(std::string_view field, std::uint64_t customer_id);
+// extensions.md §E9
+// 308 customer_merged "Customer was merged", with Location: /api/v1/customers/<target> and
+// "mergedInto".
+Response customer_merged(std::uint64_t target_id);
+Response customer_erased();  // 410 "Customer was erased"
+// What a request naming a customer that was merged (308) or erased (410) is answered; nullopt
+// for a live customer.
+std::optional<Response> customer_gone(const std::optional<std::uint64_t>& merged_into, bool erased);
 
 }  // namespace supportcrm::errors

@@ -32,6 +32,8 @@ CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
     c.created_at = iso_datetime(rs, at[created_at]);
     c.cms_created_at = optional_iso_datetime(rs, at[cms_created_at]);
     c.version = rs.getUInt64(at[version]);
+    c.merged_into = optional_uint(rs, at[merged_into]);
+    c.erased = !rs.isNull(at[erased_at]);
     return c;
 }
 
@@ -190,6 +192,130 @@ CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expec
     } catch (const UniqueViolation&) {
         return CustomerUpdate::duplicate;
     }
+}
+
+}  // namespace supportcrm
+
+namespace supportcrm {
+
+MergePair lock_merge_pair(Db& db, std::uint64_t shop_id, std::uint64_t target_id,
+                          std::uint64_t source_id) {
+    return db.run(Stmt::customer_merge_lock, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, target_id);
+        st.setUInt64(3, source_id);
+        ResultSetPtr rs(st.executeQuery());
+        MergePair pair;
+        using namespace layout::customer_merge_lock;
+        while (rs->next()) {
+            CustomerRow row = read_customer(*rs, customer);
+            if (row.id == target_id) {
+                pair.target = std::move(row);
+            } else {
+                pair.source_email_key = optional_string(*rs, email_key);
+                pair.source_phone_key = optional_string(*rs, phone_key);
+                pair.source = std::move(row);
+            }
+        }
+        return pair;
+    });
+}
+
+CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source) {
+    CustomerRow out = target;
+    auto fill = [](std::optional<std::string>& to, const std::optional<std::string>& from) {
+        if (!to) {
+            to = from;
+        }
+    };
+    fill(out.email, source.email);
+    fill(out.phone_number, source.phone_number);
+    fill(out.first_name, source.first_name);
+    fill(out.last_name, source.last_name);
+    fill(out.full_name, source.full_name);
+    fill(out.storefront_id, source.storefront_id);
+    fill(out.site_cms_id, source.site_cms_id);
+    fill(out.storefront_b_id, source.storefront_b_id);
+    fill(out.social_a_user_id, source.social_a_user_id);
+    fill(out.social_b_user_id, source.social_b_user_id);
+    fill(out.messaging_id, source.messaging_id);
+    fill(out.helpdesk_a_id, source.helpdesk_a_id);
+    fill(out.helpdesk_b_id, source.helpdesk_b_id);
+    fill(out.helpdesk_c_id, source.helpdesk_c_id);
+    fill(out.helpdesk_d_id, source.helpdesk_d_id);
+    fill(out.social_b_pseudo, source.social_b_pseudo);
+    fill(out.cms, source.cms);
+    fill(out.cms_created_at, source.cms_created_at);
+    out.number_of_orders += source.number_of_orders;
+    out.version = target.version + 1;
+    return out;
+}
+
+bool release_merged_keys(Db& db, const CustomerRow& after) {
+    return db.run(Stmt::customer_release_merged_keys, [&](sql::PreparedStatement& st) {
+        const std::optional<std::string> email = trimmed(after.email);
+        const std::optional<std::string> phone = trimmed(after.phone_number);
+        bind_optional(st, 1, email);
+        bind_optional(st, 2, phone);
+        st.setUInt64(3, after.id);
+        bind_optional(st, 4, email);
+        bind_optional(st, 5, phone);
+        return st.executeUpdate() > 0;
+    });
+}
+
+Moved count_movable(Db& db, std::uint64_t source_id) {
+    return db.run(Stmt::customer_merge_counts, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, source_id);
+        st.setUInt64(2, source_id);
+        ResultSetPtr rs(st.executeQuery());
+        Moved m;
+        if (rs->next()) {
+            m.tickets = rs->getUInt64(1);
+            m.surveys = rs->getUInt64(2);
+        }
+        return m;
+    });
+}
+
+Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now) {
+    const CustomerRow& target = *pair.target;
+    const CustomerRow& source = *pair.source;
+    // The target takes a key only where it has no value of its own (customer_merge_target).
+    const bool email_moves = !target.email && pair.source_email_key;
+    const bool phone_moves = !target.phone_number && pair.source_phone_key;
+    db.run(Stmt::customer_merge_source, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, target.id);
+        st.setBoolean(2, email_moves);
+        st.setBoolean(3, phone_moves);
+        st.setUInt64(4, source.id);
+        st.executeUpdate();
+    });
+    db.run(Stmt::customer_merge_repoint, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, target.id);
+        st.setUInt64(2, source.id);
+        st.executeUpdate();
+    });
+    db.run(Stmt::customer_merge_target, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, source.id);
+        bind_optional(st, 2, email_moves ? pair.source_email_key : std::nullopt);
+        bind_optional(st, 3, phone_moves ? pair.source_phone_key : std::nullopt);
+        st.setUInt64(4, target.id);
+        st.executeUpdate();
+    });
+    Moved m;
+    m.tickets = db.run(Stmt::customer_merge_tickets, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, target.id);
+        st.setString(2, timeutil::format_db(now));
+        st.setUInt64(3, source.id);
+        return static_cast<std::uint64_t>(st.executeUpdate());
+    });
+    m.surveys = db.run(Stmt::customer_merge_surveys, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, target.id);
+        st.setUInt64(2, source.id);
+        return static_cast<std::uint64_t>(st.executeUpdate());
+    });
+    return m;
 }
 
 }  // namespace supportcrm

@@ -40,6 +40,10 @@ struct CustomerRow : CustomerFields {
     std::string created_at;                     // ISO 8601
     std::optional<std::string> cms_created_at;  // ISO 8601
     std::uint64_t version = 1;                  // what its ETag names (extensions.md §E8)
+    // extensions.md §E9: the customer it was merged into (always the last of a chain), and
+    // whether it was erased.
+    std::optional<std::uint64_t> merged_into;
+    bool erased = false;
 };
 
 struct InsertedCustomer {
@@ -88,5 +92,34 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
 // by the unique keys (race-safe): duplicate.
 enum class CustomerUpdate { updated, duplicate };
 CustomerUpdate update_customer(Db& db, const CustomerRow& after, std::uint64_t expected_version);
+
+// The customers merged into `after` give up the duplicate-detection keys of its email and
+// phone number (a PATCH that gives the target one of its merged customers' values); true when
+// one did, so that the refused write can be tried again.
+bool release_merged_keys(Db& db, const CustomerRow& after);
+
+// --- POST /api/v1/customers/{id}/merge (extensions.md §E9) ----------------------------------
+
+// The two customers of a merge, locked (FOR UPDATE, in id order) in the caller's transaction;
+// nullopt for one that is not a customer of the shop.
+struct MergePair {
+    std::optional<CustomerRow> target, source;
+    std::optional<std::string> source_email_key, source_phone_key;
+};
+MergePair lock_merge_pair(Db& db, std::uint64_t shop_id, std::uint64_t target_id,
+                          std::uint64_t source_id);
+
+// The target as the merge leaves it: each null field of the fetch shape takes the source's
+// value, numberOfOrders are added (what customer_merge_target writes, for the dry run and the
+// answer).
+CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source);
+
+struct Moved {
+    std::uint64_t tickets = 0, surveys = 0;
+};
+// What a merge would move (the dry run).
+Moved count_movable(Db& db, std::uint64_t source_id);
+// The merge itself, in the caller's transaction, on a pair lock_merge_pair() locked.
+Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now);
 
 }  // namespace supportcrm

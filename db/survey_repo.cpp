@@ -599,3 +599,31 @@ const SurveyRow* SurveyExport::next() {
 }
 
 }  // namespace supportcrm
+
+namespace supportcrm {
+
+std::vector<SurveyRow> customer_surveys_chunk(Db& db, std::uint64_t customer_id,
+                                              const std::optional<SurveyKey>& after,
+                                              std::uint64_t rows) {
+    // "2026-11-22T01:25:52.123Z" as DATETIME(3) text; the first chunk starts before any date.
+    std::string from = "1000-01-01 00:00:00.000";
+    if (after) {
+        from = after->created_at.substr(0, 23);
+        from[10] = ' ';
+    }
+    return db.run(Stmt::customer_export_surveys, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setString(2, from);
+        st.setString(3, from);
+        st.setUInt64(4, after ? after->id : 0);
+        st.setUInt64(5, rows);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<SurveyRow> out;
+        while (rs->next()) {
+            out.push_back(read_survey(*rs, layout::customer_export_surveys::survey));
+        }
+        return out;
+    });
+}
+
+}  // namespace supportcrm

@@ -132,6 +132,17 @@ std::vector<std::uint64_t> scope_shops(Db& db, std::uint64_t shop_id,
 // id), read in chunks of `chunk` rows per shop by keyset: memory is shops x chunk rows,
 // whatever the number of surveys. The caller keeps one read-only transaction open around it
 // (one snapshot for the whole export).
+// GET /api/v1/customers/{id}/export (extensions.md §E9): up to `rows` of the customer's
+// surveys after (after_created, after_id), createdAt ascending then id; the first chunk passes
+// nullopt.
+struct SurveyKey {
+    std::string created_at;  // ISO 8601, as SurveyRow has it
+    std::uint64_t id = 0;
+};
+std::vector<SurveyRow> customer_surveys_chunk(Db& db, std::uint64_t customer_id,
+                                              const std::optional<SurveyKey>& after,
+                                              std::uint64_t rows);
+
 class SurveyExport {
   public:
     SurveyExport(Db& db, std::vector<std::uint64_t> shops, timeutil::Millis start,

@@ -156,7 +156,14 @@ namespace sql_text {
     S(csat_count_customer_rows,                                                                    \
       "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "            \
       "FROM surveys s FORCE INDEX (ix_surveys_customer) "                                          \
-      "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?")
+      "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?")      \
+    /* GET /api/v1/customers/{id}/export (extensions.md E9): the customer's surveys, createdAt */  \
+    /* ascending, in keyset chunks after (created_at, id) along ix_surveys_customer. */            \
+    S(customer_export_surveys,                                                                     \
+      "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_customer) "     \
+      "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "             \
+      "WHERE s.customer_id = ? AND s.created_at >= ? AND (s.created_at > ? OR s.id > ?) "          \
+      "ORDER BY s.created_at, s.id LIMIT ?")
 SUPPORTCRM_SURVEY_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text
@@ -239,6 +246,10 @@ namespace brand_shop_ids {
 constexpr unsigned id = 1;
 static_assert(id == result_columns(sql_text::brand_shop_ids));
 }  // namespace brand_shop_ids
+namespace customer_export_surveys {
+constexpr ColumnRun survey{1, kSurveyColumns};
+static_assert(survey.last() == result_columns(sql_text::customer_export_surveys));
+}  // namespace customer_export_surveys
 }  // namespace layout
 
 }  // namespace supportcrm

@@ -64,10 +64,13 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         bind_optional(st, 16, t.via);
         st.setString(17, db_time(t.created_at));
         st.setString(18, db_time(t.created_at));  // updated_at: a new ticket's last change
+        st.setUInt64(19, t.customer_id);
         ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        return rs->getUInt64(layout::returned_id::id);
+        return rs->next() ? rs->getUInt64(layout::returned_id::id) : 0;
     });
+    if (id == 0) {
+        return 0;  // the customer was merged meanwhile: nothing written
+    }
     if (t.is_opened_ticket) {
         db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
             st.setUInt64(1, id);
@@ -242,6 +245,25 @@ std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Milli
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
+    });
+}
+
+}  // namespace supportcrm
+
+namespace supportcrm {
+
+std::vector<std::uint64_t> customer_ticket_ids(Db& db, std::uint64_t customer_id,
+                                               std::uint64_t after_id, std::uint64_t rows) {
+    return db.run(Stmt::customer_export_ticket_ids, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt64(2, after_id);
+        st.setUInt64(3, rows);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<std::uint64_t> ids;
+        while (rs->next()) {
+            ids.push_back(rs->getUInt64(1));
+        }
+        return ids;
     });
 }
 

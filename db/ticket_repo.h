@@ -31,7 +31,8 @@ bool customer_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t customer_id);
 bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id);
 
 // Inserts the conversation, and its OPEN HumanTicket when is_opened_ticket, in the caller's
-// transaction; returns the conversation id.
+// transaction; returns the conversation id, or 0 (nothing written) when the customer was merged
+// since it was checked (extensions.md §E9).
 std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
 
 // A stored ticket, in the fields POST /api/v1/tickets answers with (its created_at unread).
@@ -108,5 +109,10 @@ std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Milli
 // The ticket with the key's shop, in one statement. Neither key nor value when no row came back
 // (an unknown key or no such ticket in a live shop): resolve the key, then 404.
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
+
+// GET /api/v1/customers/{id}/export (extensions.md §E9): up to `rows` ids of the customer's
+// tickets above `after_id`, ascending.
+std::vector<std::uint64_t> customer_ticket_ids(Db& db, std::uint64_t customer_id,
+                                               std::uint64_t after_id, std::uint64_t rows);
 
 }  // namespace supportcrm

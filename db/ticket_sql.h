@@ -43,13 +43,19 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_TICKET_STATEMENTS(S)                                                            \
-    S(customer_exists, "SELECT 1 FROM customers WHERE id = ? AND shop_id = ?")                     \
+    /* A merged customer (extensions.md E9) takes no new ticket: it is not found. */               \
+    S(customer_exists,                                                                             \
+      "SELECT 1 FROM customers WHERE id = ? AND shop_id = ? AND merged_into IS NULL")              \
     S(user_exists, "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
     S(conversation_insert,                                                                         \
       "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
       "unread_chat_count, tags, language_code, via, created_at, updated_at) "                      \
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                \
+      /* From the customer's row, read with a shared lock: a merge of the customer (its row */    \
+      /* locked FOR UPDATE) commits first and the ticket then finds it merged and is not */       \
+      /* written (no row), rather than landing on the merged customer after its tickets moved. */  \
+      "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM customers "                \
+      "WHERE id = ? AND merged_into IS NULL LOCK IN SHARE MODE RETURNING id")                      \
     S(human_ticket_insert,                                                                         \
       "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "      \
       "RETURNING id")                                                                              \
@@ -91,7 +97,11 @@ namespace sql_text {
       "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, " \
       "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "                        \
       "t.version = t.version + 1, h.status = ?, h.closed_at = ? "                                  \
-      "WHERE t.id = ? AND t.version = ?")
+      "WHERE t.id = ? AND t.version = ?")                                                          \
+    /* GET /api/v1/customers/{id}/export (extensions.md E9): the customer's tickets, id */         \
+    /* ascending, in keyset chunks along ix_conversations_customer (customer_id, then id). */      \
+    S(customer_export_ticket_ids,                                                                  \
+      "SELECT id FROM conversations WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?")
 SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text

@@ -12,13 +12,15 @@ struct EventType {
     unsigned bit;
     std::string_view name;
 };
-constexpr std::array<EventType, 6> kEventTypes{{
+constexpr std::array<EventType, 8> kEventTypes{{
     {webhook_event::customer_created, "customer.created"},
     {webhook_event::ticket_created, "ticket.created"},
     {webhook_event::comment_created, "comment.created"},
     {webhook_event::survey_created, "survey.created"},
     {webhook_event::customer_updated, "customer.updated"},
     {webhook_event::ticket_updated, "ticket.updated"},
+    {webhook_event::customer_merged, "customer.merged"},
+    {webhook_event::customer_erased, "customer.erased"},
 }};
 
 void refresh_shop_events(Db& db, std::uint64_t shop_id) {
@@ -50,6 +52,10 @@ std::string_view event_type_name(unsigned type) {
         }
     }
     return "";
+}
+
+std::string_view event_extra_member(unsigned type) {
+    return type == webhook_event::customer_merged ? "mergedId" : "changes";
 }
 
 std::optional<unsigned> event_type_bit(std::string_view name) {

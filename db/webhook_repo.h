@@ -18,11 +18,15 @@ namespace supportcrm {
 // Event types are bits: a webhook's filter and a shop's webhook_events are unions of them.
 namespace webhook_event {
 constexpr unsigned customer_created = 1, ticket_created = 2, comment_created = 4,
-                   survey_created = 8, customer_updated = 16, ticket_updated = 32, all = 63;
+                   survey_created = 8, customer_updated = 16, ticket_updated = 32,
+                   customer_merged = 64, customer_erased = 128, all = 255;
 }  // namespace webhook_event
 
 // "survey.created" for webhook_event::survey_created; "" for anything not one type.
 std::string_view event_type_name(unsigned type);
+// The member the event row's `changes` column is delivered as, beside "data": "mergedId" for
+// customer.merged (extensions.md §E9), "changes" for the others (§E8).
+std::string_view event_extra_member(unsigned type);
 // The bit of "ticket.created"; nullopt for an unknown name.
 std::optional<unsigned> event_type_bit(std::string_view name);
 // The names of the types in mask, in bit order.
@@ -35,7 +39,8 @@ inline bool shop_wants_event(unsigned shop_webhook_events, unsigned type) {
 }
 
 // The outbox row, inside the caller's transaction: payload is the resource exactly as the
-// create response carries it; changes, for the *.updated types, the E8 "changes" object.
+// create response carries it; changes, for the *.updated types, the E8 "changes" object, and
+// for customer.merged the merged id (E9), each written beside "data" (event_extra_member()).
 void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
                   timeutil::Millis at, const std::optional<std::string>& changes = std::nullopt);
 

@@ -5,19 +5,16 @@
 #include "api/views.h"
 #include "common/json_writer.h"
 #include "db/customer_repo.h"
+#include "handlers/path_customer.h"
 
 namespace supportcrm {
 
 Response get_customer(HandlerContext& ctx) {
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    Checked<const Shop*> shop = keyed(ctx, found.key);
-    if (shop.error) {
-        return std::move(*shop.error);
+    Checked<PathCustomer> found = read_path_customer(ctx);
+    if (found.error) {
+        return std::move(*found.error);  // the key's, 404, or (extensions.md §E9) 308 / 410
     }
-    if (!found.value) {
-        return errors::customer_not_found();
-    }
-    const CustomerRow& c = *found.value;
+    const CustomerRow& c = found.value.row;
     const std::string tag = etag::of(etag::Kind::customer, c.id, c.version);
     if (std::optional<Response> unchanged = not_modified(ctx.request, tag)) {
         return std::move(*unchanged);
@@ -27,7 +24,7 @@ Response get_customer(HandlerContext& ctx) {
     r.headers.emplace_back("ETag", tag);
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("customer");
-    write_fetched_customer(w, c, shop.value->domain);
+    write_fetched_customer(w, c, found.value.shop->domain);
     w.end_object();
     return r;
 }

@@ -87,6 +87,9 @@ Response patch_customer(HandlerContext& ctx) {
     if (!found.value) {
         return errors::customer_not_found();
     }
+    if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
+        return std::move(*gone);  // extensions.md §E9: 308 to the target, or 410
+    }
     const CustomerRow& current = *found.value;
     CustomerChange change = apply_customer_patch(current, read.patch);
     if (!change.error.empty()) {
@@ -106,7 +109,18 @@ Response patch_customer(HandlerContext& ctx) {
     if (event) {
         tx.emplace(ctx.db);
     }
-    if (update_customer(ctx.db, change.after, current.version) == CustomerUpdate::duplicate) {
+    CustomerUpdate written = update_customer(ctx.db, change.after, current.version);
+    if (written == CustomerUpdate::duplicate) {
+        // The value may be a customer's merged into this one (extensions.md §E9): it becomes
+        // this one's own, the release and the write together or neither.
+        if (!tx) {
+            tx.emplace(ctx.db);
+        }
+        if (release_merged_keys(ctx.db, change.after)) {
+            written = update_customer(ctx.db, change.after, current.version);
+        }
+    }
+    if (written == CustomerUpdate::duplicate) {
         return duplicate_of(ctx, shop->id, current, change.after);  // tx rolls back
     }
     change.after.version = current.version + 1;

@@ -29,6 +29,8 @@ const Route kRoutes[] = {
     {"POST",  "/api/v1/customers",                  kWrite,  create_customer,      Route::in_statement},
     {"GET",   "/api/v1/customers/{customerId}",     kRead,   get_customer,         Route::in_statement},
     {"PATCH", "/api/v1/customers/{customerId}",     kWrite,  patch_customer,       Route::in_statement},
+    {"POST",  "/api/v1/customers/{customerId}/merge", kWrite, merge_customer,      Route::in_statement},
+    {"GET",   "/api/v1/customers/{customerId}/export", kExport, export_customer,   Route::in_statement},
     {"GET",   "/api/v1/tickets",                    kRead,   list_tickets,         Route::resolved_first},
     {"POST",  "/api/v1/tickets",                    kWrite,  create_ticket,        Route::resolved_first},
     {"GET",   "/api/v1/tickets/{ticketId}",         kRead,   get_ticket,           Route::in_statement},
@@ -38,8 +40,8 @@ const Route kRoutes[] = {
     {"GET",   "/api/v1/csat",                       kRead,   list_csat,            Route::in_statement},
     {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first},
     {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first},
-    // E9/E11 routes take theirs here: GET .../customers/{id}/export and GET /api/v1/changes
-    // kExport, DELETE /api/v1/customers/{id} kErase, POST .../customers/{id}/merge kWrite.
+    // Routes still to come take theirs here: GET /api/v1/changes kExport (E11),
+    // DELETE /api/v1/customers/{id} kErase (E9).
     {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none},
     {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.

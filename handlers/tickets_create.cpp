@@ -59,6 +59,9 @@ Response create_ticket(HandlerContext& ctx) {
     const Shop& shop = ctx.caller.shop();
     Transaction tx(ctx.db);
     std::uint64_t id = insert_ticket(ctx.db, shop.id, ticket);
+    if (id == 0) {
+        return errors::customer_not_found();  // merged since the check (extensions.md §E9)
+    }
     // Rendered once: the response's "ticket" and, when a webhook wants it, the event's data.
     std::string ticket_json;
     JsonWriter t(ticket_json);

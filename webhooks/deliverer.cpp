@@ -51,7 +51,7 @@ std::string delivery_body(const DueDelivery& d) {
         .key("data")
         .raw(d.payload);
     if (d.changes) {
-        w.key("changes").raw(*d.changes);  // beside data (extensions.md §E8)
+        w.key(event_extra_member(d.type)).raw(*d.changes);  // beside data (§E8, §E9)
     }
     w.end_object();
     return body;

@@ -59,7 +59,7 @@ struct Call {
     std::string scope;  // the scope E12 gives it
 };
 
-std::vector<Call> calls(int64_t customer_id, const std::string& ticket_id) {
+std::vector<Call> calls(int64_t customer_id, const std::string& ticket_id, int64_t other_id) {
     const std::string c = "/api/v1/customers/" + std::to_string(customer_id);
     const std::string t = "/api/v1/tickets/" + ticket_id;
     const std::string new_customer = R"({"email":")" + it::unique_email("scope") + R"("})";
@@ -78,6 +78,10 @@ std::vector<Call> calls(int64_t customer_id, const std::string& ticket_id) {
         {"POST", t + "/comments", std::string(R"({"text":"scoped"})"), "write"},
         {"POST", "/api/v1/csat", R"({"conversationId":")" + ticket_id + R"(","mark":5})", "write"},
         {"GET", "/api/v1/csat/export", std::nullopt, "export"},
+        // E9: a dry run, so that the customers stay as they are for the next scope.
+        {"POST", c + "/merge",
+         R"({"sourceId":)" + std::to_string(other_id) + R"(,"dryRun":true})", "write"},
+        {"GET", c + "/export", std::nullopt, "export"},
     };
 }
 
@@ -93,6 +97,7 @@ HttpResponse send(const Call& c, const std::string& key, Headers extra = {}) {
 struct Fixture {
     Shop shop;
     int64_t customer_id = 0;
+    int64_t other_customer_id = 0;  // a merge's source
     std::string ticket_id;
 };
 
@@ -100,6 +105,8 @@ Fixture fixture() {
     Fixture f;
     f.shop = it::make_shop();
     f.customer_id =
+        it::create_customer(f.shop, it::object({{"email", it::unique_email()}}))["id"].asInt64();
+    f.other_customer_id =
         it::create_customer(f.shop, it::object({{"email", it::unique_email()}}))["id"].asInt64();
     HttpResponse t = it::post_json(
         "/api/v1/tickets", f.shop,
@@ -121,7 +128,7 @@ TEST(KeyScopes, EveryRouteAnswers403WithoutItsScopeAndRunsWithIt) {
     for (const std::string scope : {"read", "write", "export", "erase"}) {
         const Key key = make_key(f.shop.domain, {"--scopes", scope});
         EXPECT_EQ(it::to_json(key.printed["scopes"]), "[\"" + scope + "\"]");
-        for (const Call& c : calls(f.customer_id, f.ticket_id)) {
+        for (const Call& c : calls(f.customer_id, f.ticket_id, f.other_customer_id)) {
             HttpResponse r = send(c, key.secret);
             if (c.scope == scope) {
                 EXPECT_NE(r.status, 403) << scope << ": " << r.describe();

@@ -544,7 +544,7 @@ TEST(Webhooks, FiltersByEventAndSendsEachWebhookItsOwnCopyUnderOneId) {
     EXPECT_EQ(list[0]["events"], tickets::array({"ticket.created", "survey.created"}));
     EXPECT_EQ(member_names(list[0]),
               (std::vector<std::string>{"createdAt", "events", "id", "url"}));
-    EXPECT_EQ(list[1]["events"].size(), 6u);  // every type, the E8 updates included
+    EXPECT_EQ(list[1]["events"].size(), 8u);  // every type, E8 updates and E9 merged/erased
 }
 
 TEST(Webhooks, AnsweredFiveHundredIsRetriedUnderTheSameIdUntilDelivered) {

@@ -173,7 +173,8 @@ TEST(WebhookEvents, NamesAndBits) {
     EXPECT_FALSE(event_type_bit("comment"));
     EXPECT_EQ(event_type_names(webhook_event::all),
               (std::vector<std::string>{"customer.created", "ticket.created", "comment.created",
-                                        "survey.created", "customer.updated", "ticket.updated"}));
+                                        "survey.created", "customer.updated", "ticket.updated",
+                                        "customer.merged", "customer.erased"}));
     EXPECT_EQ(event_type_bit("ticket.updated"), webhook_event::ticket_updated);
 }
 
@@ -188,6 +189,18 @@ TEST(WebhookBody, AnUpdateCarriesItsChangesBesideTheData) {
         delivery_body(d),
         R"({"type":"ticket.updated","timestamp":"2023-11-14T22:13:20.123Z",)"
         R"("shopDomain":"a.example","data":{"id":"5"},"changes":{"name":{"from":null,"to":"X"}}})");
+}
+
+TEST(WebhookBody, AMergeCarriesTheMergedIdBesideTheData) {
+    DueDelivery d;
+    d.type = webhook_event::customer_merged;
+    d.created_at = 1700000000123;
+    d.shop_domain = "a.example";
+    d.payload = R"({"id":7})";
+    d.changes = "9";
+    EXPECT_EQ(delivery_body(d),
+              R"({"type":"customer.merged","timestamp":"2023-11-14T22:13:20.123Z",)"
+              R"("shopDomain":"a.example","data":{"id":7},"mergedId":9})");
 }
 
 }  // namespace
