@@ -79,8 +79,8 @@ std::vector<Call> calls(int64_t customer_id, const std::string& ticket_id, int64
         {"POST", "/api/v1/csat", R"({"conversationId":")" + ticket_id + R"(","mark":5})", "write"},
         {"GET", "/api/v1/csat/export", std::nullopt, "export"},
         // E9: a dry run, so that the customers stay as they are for the next scope.
-        {"POST", c + "/merge",
-         R"({"sourceId":)" + std::to_string(other_id) + R"(,"dryRun":true})", "write"},
+        {"POST", c + "/merge", R"({"sourceId":)" + std::to_string(other_id) + R"(,"dryRun":true})",
+         "write"},
         {"GET", c + "/export", std::nullopt, "export"},
     };
 }
