@@ -135,6 +135,9 @@ void Caller::finish(Response& response, Db& db) {
             rate_ ? *rate_
                   : rate_limit::peek(rate_limit::host_slots(), terms_->id, rate_of(*terms_),
                                      rate_limit::monotonic_us());
+        // One allocation for the three (a GET's answer already holds its ETag: without this the
+        // vector would grow twice, moving the headers each time).
+        response.headers.reserve(response.headers.size() + 3);
         response.headers.emplace_back("RateLimit-Limit", std::to_string(d.limit));
         response.headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
         response.headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_s));

@@ -50,10 +50,10 @@ const char kUnavailableBody[] =
 
 // Statements of db/db.cpp, by the start of their SQL.
 const char kShopByKeyHash[] =
-    "SELECT ks.id, ks.domain, ks.brand_id, ks.deleted_at IS NOT NULL "
-    "AS deleted, ks.webhook_events, `k`.`id` AS key_id, k.scopes + 0 AS key_scopes, "
-    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', k.expires_at) DIV 1000 AS key_expires, "
-    "k.rate_count AS key_rate, k.rate_period AS key_period FROM api_keys";
+    "SELECT ks.id, ks.domain, ks.brand_id, CONCAT_WS(',', ks.deleted_at IS NOT NULL, `k`.`id`, "
+    "k.scopes + 0, IFNULL(TIMESTAMPDIFF(MICROSECOND, '1970-01-01', k.expires_at) DIV 1000, ''), "
+    "IFNULL(k.rate_count, ''), IFNULL(k.rate_period, '')) AS key_terms, ks.webhook_events "
+    "FROM api_keys";
 const char kHumanTicketInsert[] = "INSERT INTO human_tickets";
 const char kCustomerInsert[] = "INSERT INTO customers";
 
