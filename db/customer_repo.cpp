@@ -32,8 +32,12 @@ CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
     c.created_at = iso_datetime(rs, at[created_at]);
     c.cms_created_at = optional_iso_datetime(rs, at[cms_created_at]);
     c.version = rs.getUInt64(at[version]);
-    c.merged_into = optional_uint(rs, at[merged_into]);
-    c.erased = !rs.isNull(at[erased_at]);
+    if (std::optional<std::uint64_t> gone_as = optional_uint(rs, at[gone])) {
+        c.erased = *gone_as == 0;
+        if (!c.erased) {
+            c.merged_into = gone_as;
+        }
+    }
     return c;
 }
 
