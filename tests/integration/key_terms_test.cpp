@@ -82,6 +82,8 @@ std::vector<Call> calls(int64_t customer_id, const std::string& ticket_id, int64
         {"POST", c + "/merge", R"({"sourceId":)" + std::to_string(other_id) + R"(,"dryRun":true})",
          "write"},
         {"GET", c + "/export", std::nullopt, "export"},
+        // E9: last, the erase scope comes last too: the customer is gone afterwards.
+        {"DELETE", c, std::nullopt, "erase"},
     };
 }
 
