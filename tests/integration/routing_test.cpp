@@ -109,10 +109,9 @@ std::vector<MethodCase> customer_method_cases() {
         {"PUT", "/api/v1/customers", {"GET", "POST"}, {"PUT"}},
         {"DELETE", "/api/v1/customers", {"GET", "POST"}, {"DELETE"}},
         {"PATCH", "/api/v1/customers", {"GET", "POST"}, {"PATCH"}},
-        {"DELETE", "/api/v1/customers/1", {"GET", "PATCH"}, {"DELETE", "POST"}},
-        {"PUT", "/api/v1/customers/1", {"GET", "PATCH"}, {"PUT"}},
-        {"POST", "/api/v1/customers/1", {"GET", "PATCH"}, {"POST"}},
-        {"DELETE", "/api/v1/customers/", {"GET"}, {"DELETE"}},
+        {"PUT", "/api/v1/customers/1", {"GET", "PATCH", "DELETE"}, {"PUT", "POST"}},
+        {"POST", "/api/v1/customers/1", {"GET", "PATCH", "DELETE"}, {"POST"}},
+        {"PUT", "/api/v1/customers/", {"GET"}, {"PUT"}},
     };
 }
 
