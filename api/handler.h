@@ -102,6 +102,7 @@ Response patch_ticket(HandlerContext& ctx);
 Response patch_customer(HandlerContext& ctx);
 Response merge_customer(HandlerContext& ctx);
 Response export_customer(HandlerContext& ctx);
+Response delete_customer(HandlerContext& ctx);
 Response get_pool_status(HandlerContext& ctx);
 Response get_pool_metrics(HandlerContext& ctx);
 

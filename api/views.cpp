@@ -16,6 +16,10 @@ void write_person_fields(JsonWriter& w, const PersonRow& p) {
 }  // namespace
 
 void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact) {
+    if (customer.id == 0) {  // erased (SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS)
+        w.null();
+        return;
+    }
     w.begin_object();
     write_person_fields(w, customer);
     if (with_contact) {
@@ -76,13 +80,17 @@ void write_survey(JsonWriter& w, const SurveyRow& s) {
     s.message_id ? w.integer(*s.message_id) : w.null();
     w.field("createdAt", s.created_at).field("shopDomain", s.shop_domain);
     w.key("conversationId").id_string(s.conversation_id);
-    w.key("customer")
-        .begin_object()
-        .field("id", s.customer.id)
-        .field("email", s.customer.email)
-        .field("name", s.customer.name)
-        .field("phone", s.customer.phone)
-        .end_object();
+    w.key("customer");
+    if (s.customer.id == 0) {  // erased (SUPPORTCRM_SHOWN_SURVEY_CUSTOMER_COLUMNS)
+        w.null();
+    } else {
+        w.begin_object()
+            .field("id", s.customer.id)
+            .field("email", s.customer.email)
+            .field("name", s.customer.name)
+            .field("phone", s.customer.phone)
+            .end_object();
+    }
     w.end_object();
 }
 

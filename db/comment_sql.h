@@ -20,7 +20,7 @@ namespace sql_text {
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
 #define SUPPORTCRM_COMMENTS_OF_TICKET(after)                                    \
-    "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_COMMENT_COLUMNS ", " \
+    "SELECT " SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_COMMENT_COLUMNS ", " \
     SUPPORTCRM_PERSON_COLUMNS("u") ", " SUPPORTCRM_KEY_COLUMNS                     \
     " FROM " SUPPORTCRM_KEY_TABLES                                                 \
     " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                     \
@@ -93,7 +93,7 @@ namespace sql_text {
       "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
     /* No comment rows: does the ticket exist in the shop, and whose is it? */                     \
     S(ticket_customer,                                                                             \
-      "SELECT " SUPPORTCRM_PERSON_COLUMNS("cu") " FROM conversations c "                           \
+      "SELECT " SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS " FROM conversations c "                           \
       "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")
 SUPPORTCRM_COMMENT_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 

@@ -15,6 +15,7 @@
 #include "db/auth_sql.h"
 #include "db/comment_sql.h"
 #include "db/customer_sql.h"
+#include "db/erasure_sql.h"
 #include "db/idempotency_sql.h"
 #include "db/secret_sql.h"
 #include "db/survey_sql.h"
@@ -30,6 +31,7 @@ namespace supportcrm {
     S(ping, "SELECT 1")                   \
     SUPPORTCRM_AUTH_STATEMENTS(S)         \
     SUPPORTCRM_CUSTOMER_STATEMENTS(S)     \
+    SUPPORTCRM_ERASURE_STATEMENTS(S)      \
     SUPPORTCRM_TICKET_STATEMENTS(S)       \
     SUPPORTCRM_COMMENT_STATEMENTS(S)      \
     SUPPORTCRM_SURVEY_STATEMENTS(S)       \

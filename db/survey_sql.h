@@ -11,10 +11,14 @@ namespace supportcrm {
 
 // A survey's customer (SurveyCustomer).
 #define SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS "cu.id, cu.email, cu.full_name, cu.phone_number"
+// The same as a survey read shows it: id 0 for an erased customer, whose `customer` is null
+// (extensions.md §E9; write_survey()).
+#define SUPPORTCRM_SHOWN_SURVEY_CUSTOMER_COLUMNS \
+    "IF(cu.erased_at IS NULL, cu.id, 0) AS id, cu.email, cu.full_name, cu.phone_number"
 #define SUPPORTCRM_SURVEY_COLUMNS_WITH(domain)                                   \
     "s.id, s.mark, s.comment, s.graph_nodes, s.node_ids, s.message_id, "         \
     SUPPORTCRM_MILLIS("s.created_at") ", " domain ", "                           \
-    "s.conversation_id, " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS
+    "s.conversation_id, " SUPPORTCRM_SHOWN_SURVEY_CUSTOMER_COLUMNS
 #define SUPPORTCRM_SURVEY_COLUMNS SUPPORTCRM_SURVEY_COLUMNS_WITH("sh.domain")
 #define SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP SUPPORTCRM_SURVEY_COLUMNS_WITH("ks.domain")
 

@@ -17,6 +17,10 @@ namespace supportcrm {
 #define SUPPORTCRM_PERSON_COLUMNS(t) \
     t ".id, " t ".email, " t ".first_name, " t ".last_name, " t ".full_name"
 #define SUPPORTCRM_CONTACT_COLUMNS(t) t ".phone_number, " t ".storefront_id"
+// SUPPORTCRM_PERSON_COLUMNS("cu") of a ticket's customer as responses show it: id 0 for an
+// erased customer, whose `Customer` is null (extensions.md §E9; write_customer()).
+#define SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS \
+    "IF(cu.erased_at IS NULL, cu.id, 0), cu.email, cu.first_name, cu.last_name, cu.full_name"
 // A ticket's human_tickets row h (HumanTicketRow).
 #define SUPPORTCRM_HUMAN_TICKET_COLUMNS \
     "h.id, h.status, " SUPPORTCRM_MILLIS("h.opened_at") ", " SUPPORTCRM_MILLIS("h.closed_at")
@@ -63,7 +67,7 @@ namespace sql_text {
     /* No row: resolve the key, then 404. */                                                       \
     S(ticket_detail,                                                                               \
       "SELECT c.id, c.channel, c.name, "                                                           \
-      SUPPORTCRM_PERSON_COLUMNS("cu") ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                   \
+      SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                 \
       SUPPORTCRM_PERSON_COLUMNS("u") ", "                                                          \
       SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, "                                             \
       SUPPORTCRM_KEY_COLUMNS                                                                       \

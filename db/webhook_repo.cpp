@@ -144,6 +144,8 @@ std::string_view delivery_status_name(DeliveryStatus status) {
             return "delivered";
         case DeliveryStatus::failed:
             return "failed";
+        case DeliveryStatus::cancelled:
+            return "cancelled";
     }
     return "pending";
 }

@@ -62,7 +62,8 @@ std::vector<WebhookRow> webhooks_of_shop(Db& db, std::uint64_t shop_id);
 // webhook_events; false when there is no such webhook.
 bool delete_webhook(Db& db, std::uint64_t id);
 
-enum class DeliveryStatus : unsigned { pending = 0, delivered = 1, failed = 2 };
+// cancelled: an erasure took the event's data before it was delivered (extensions.md §E9).
+enum class DeliveryStatus : unsigned { pending = 0, delivered = 1, failed = 2, cancelled = 3 };
 std::string_view delivery_status_name(DeliveryStatus status);
 
 struct DeliveryRow {

@@ -88,7 +88,7 @@ namespace sql_text {
     /* event. Lock waits are cut short: retention can wait for the next round. */                  \
     S(webhook_deliveries_prune,                                                                    \
       "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
-      "DELETE FROM webhook_deliveries WHERE status IN (1, 2) AND next_attempt_at < ? LIMIT ?")     \
+      "DELETE FROM webhook_deliveries WHERE status IN (1, 2, 3) AND next_attempt_at < ? LIMIT ?")     \
     S(webhook_events_prune,                                                                        \
       "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
       "DELETE FROM webhook_events WHERE created_at < ? AND fanned_out = 1 AND NOT EXISTS "         \

@@ -43,7 +43,9 @@ void append_csv_row(std::string& out, const SurveyRow& s) {
         number(*s.message_id);
     }
     out += ',';
-    number(s.customer.id);
+    if (s.customer.id != 0) {  // 0: erased, an empty cell
+        number(s.customer.id);
+    }
     out += ',';
     append_optional_cell(out, s.customer.email);
     out += ',';

@@ -24,11 +24,12 @@ struct Route {
 
 // clang-format off
 const Route kRoutes[] = {
-    // GET before POST and PATCH: the order of a 405's Allow ("GET, POST", "GET, PATCH").
+    // GET before POST and PATCH: the order of a 405's Allow ("GET, POST", "GET, PATCH, DELETE").
     {"GET",   "/api/v1/customers",                  kRead,   list_customers,       Route::resolved_first},
     {"POST",  "/api/v1/customers",                  kWrite,  create_customer,      Route::in_statement},
     {"GET",   "/api/v1/customers/{customerId}",     kRead,   get_customer,         Route::in_statement},
     {"PATCH", "/api/v1/customers/{customerId}",     kWrite,  patch_customer,       Route::in_statement},
+    {"DELETE", "/api/v1/customers/{customerId}",    kErase,  delete_customer,      Route::in_statement},
     {"POST",  "/api/v1/customers/{customerId}/merge", kWrite, merge_customer,      Route::in_statement},
     {"GET",   "/api/v1/customers/{customerId}/export", kExport, export_customer,   Route::in_statement},
     {"GET",   "/api/v1/tickets",                    kRead,   list_tickets,         Route::resolved_first},
@@ -40,8 +41,7 @@ const Route kRoutes[] = {
     {"GET",   "/api/v1/csat",                       kRead,   list_csat,            Route::in_statement},
     {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first},
     {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first},
-    // Routes still to come take theirs here: GET /api/v1/changes kExport (E11),
-    // DELETE /api/v1/customers/{id} kErase (E9).
+    // Routes still to come take theirs here: GET /api/v1/changes kExport (E11).
     {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none},
     {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.

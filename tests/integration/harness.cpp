@@ -608,6 +608,15 @@ Shop make_shop(std::optional<int64_t> brand_id) {
     return s;
 }
 
+Shop with_erase_key(const Shop& shop) {
+    Shop s = shop;
+    Json::Value out =
+        admin({"key", "create", "--shop", shop.domain, "--scopes", "read,write,export,erase"});
+    s.key_id = out["id"].asInt64();
+    s.key = out["key"].asString();
+    return s;
+}
+
 // ---------------------------------------------------------------------------------------------
 // API shortcuts.
 

@@ -180,6 +180,9 @@ int64_t make_brand();
 Shop make_shop(std::optional<int64_t> brand_id = std::nullopt);
 // Creates one more key for an existing shop domain; returns {key id, key}.
 std::pair<int64_t, std::string> make_key(const std::string& domain);
+// The shop with a new key that also has the erase scope (DELETE of a customer, extensions.md
+// §E9, §E12): read,write,export,erase.
+Shop with_erase_key(const Shop& shop);
 
 // ---------------------------------------------------------------------------------------------
 // API shortcuts.

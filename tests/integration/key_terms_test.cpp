@@ -82,6 +82,8 @@ std::vector<Call> calls(int64_t customer_id, const std::string& ticket_id, int64
         {"POST", c + "/merge", R"({"sourceId":)" + std::to_string(other_id) + R"(,"dryRun":true})",
          "write"},
         {"GET", c + "/export", std::nullopt, "export"},
+        // E9: last, the erase scope comes last too: the customer is gone afterwards.
+        {"DELETE", c, std::nullopt, "erase"},
     };
 }
 
@@ -100,6 +102,7 @@ HttpResponse send(const Call& c, const std::string& key, Headers extra = {}) {
         return it::http(c.method, c.path, h, c.body);
     }
     it::HttpResponse r = it::http_any_body(c.method, c.path, h, c.body);
+    EXPECT_LT(r.status, 500) << r.describe();
     if (r.status != 200) {
         it::expect_json_body(r);
     }

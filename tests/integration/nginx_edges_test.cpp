@@ -380,7 +380,8 @@ TEST(NginxEdges, OnlyHealthzTakesHead) {
     EXPECT_EQ(post.header("allow").value_or(""), "GET, HEAD");
     const RawReply api = raw_http(request("HEAD", "/api/v1/customers/1"));
     EXPECT_EQ(api.response.status, 405) << api.raw;
-    EXPECT_EQ(api.response.header("allow").value_or(""), "GET, PATCH");  // extensions.md §E8
+    // extensions.md §E8 (PATCH), §E9 (DELETE)
+    EXPECT_EQ(api.response.header("allow").value_or(""), "GET, PATCH, DELETE");
     EXPECT_EQ(api.response.body, "");
 }
 
@@ -395,7 +396,7 @@ TEST(NginxEdges, ApplicationAnswersCarryNosniff) {
              it::get("/api/v1/customers/0", shop),                                         // 404
              http("GET", "/api/v1/customers/1"),                                           // 401
              http("GET", "/api/v1/no-such-route"),                                         // 404
-             http("DELETE", "/api/v1/customers/1"),                                        // 405
+             http("PUT", "/api/v1/customers/1"),                                           // 405
              it::post_raw("/api/v1/customers", shop, "{"),                                 // 400
          }) {
         EXPECT_TRUE(has_nosniff(r));

@@ -468,7 +468,7 @@ TEST(TicketPatch, AllowIsGetPatch) {
     EXPECT_EQ(r.header("Allow").value_or(""), "GET, PATCH");
     r = it::http("PUT", customer_path(w.customer_id), it::key_header(w.shop));
     ASSERT_TRUE(it::is_error(r, 405, "method_not_allowed"));
-    EXPECT_EQ(r.header("Allow").value_or(""), "GET, PATCH");
+    EXPECT_EQ(r.header("Allow").value_or(""), "GET, PATCH, DELETE");  // extensions.md §E9
 }
 
 // --- Customers -------------------------------------------------------------------------------

@@ -109,10 +109,9 @@ std::vector<MethodCase> customer_method_cases() {
         {"PUT", "/api/v1/customers", {"GET", "POST"}, {"PUT"}},
         {"DELETE", "/api/v1/customers", {"GET", "POST"}, {"DELETE"}},
         {"PATCH", "/api/v1/customers", {"GET", "POST"}, {"PATCH"}},
-        {"DELETE", "/api/v1/customers/1", {"GET", "PATCH"}, {"DELETE", "POST"}},
-        {"PUT", "/api/v1/customers/1", {"GET", "PATCH"}, {"PUT"}},
-        {"POST", "/api/v1/customers/1", {"GET", "PATCH"}, {"POST"}},
-        {"DELETE", "/api/v1/customers/", {"GET"}, {"DELETE"}},
+        {"PUT", "/api/v1/customers/1", {"GET", "PATCH", "DELETE"}, {"PUT", "POST"}},
+        {"POST", "/api/v1/customers/1", {"GET", "PATCH", "DELETE"}, {"POST"}},
+        {"PUT", "/api/v1/customers/", {"GET"}, {"PUT"}},
     };
 }
 
@@ -167,7 +166,7 @@ TEST(Routing, CustomerAndTicketCollectionsAllowGetAndPost) {
 TEST(Routing, MethodIsCheckedBeforeBody) {
     // A body on a 405 route (even an invalid one or of another type) does not change the answer.
     const HttpResponse a =
-        http("DELETE", "/api/v1/customers/1", {{"Content-Type", "application/json"}}, "{not json");
+        http("PUT", "/api/v1/customers/1", {{"Content-Type", "application/json"}}, "{not json");
     EXPECT_TRUE(it::is_error(a, 405, "method_not_allowed", "Method not allowed"));
     const HttpResponse b =
         http("PUT", "/api/v1/customers", {{"Content-Type", "text/plain"}}, "hello");

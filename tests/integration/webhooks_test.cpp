@@ -1094,3 +1094,48 @@ TEST(Webhooks, NoTransactionIsOpenWhileAReceiverIsContacted) {
 
 }  // namespace
 }  // namespace it
+
+namespace it {
+namespace {
+
+// extensions.md §E9: an erasure cancels the deliveries not yet made of the events carrying the
+// customer's data, and tells the receivers with customer.erased (data {"id": <id>}).
+TEST(Webhooks, AnErasureCancelsPendingDeliveriesAndSendsCustomerErased) {
+    uint16_t down = 0;
+    {
+        Receiver probe;  // a port nobody listens on once it is gone
+        down = probe.port();
+    }
+    Receiver receiver;
+    tickets::World w = tickets::make_world();
+    const Shop eraser = with_erase_key(w.shop);
+    Webhook stuck = make_webhook(w.shop, "http://127.0.0.1:" + std::to_string(down) + "/hook",
+                                 "customer.created");
+    Webhook told = make_webhook(w.shop, receiver.url(), "customer.erased");
+    const int64_t id =
+        create_customer(w.shop, object({{"email", unique_email("erased")}}))["id"].asInt64();
+    // The refused delivery is pending (the deliverer retries for 8 s before it fails).
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < until && deliveries(stuck).empty()) {
+        std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_EQ(deliveries(stuck).size(), 1u);
+    ASSERT_EQ(deliveries(stuck)[0]["status"], "pending");
+
+    HttpResponse r = http("DELETE", "/api/v1/customers/" + std::to_string(id), key_header(eraser));
+    ASSERT_TRUE(is_success(r, 200)) << r.describe();
+    EXPECT_EQ(deliveries(stuck)[0]["status"], "cancelled");
+    ASSERT_TRUE(receiver.wait_for(1));
+    ASSERT_TRUE(wait_for_deliveries(told, 1, "delivered"));
+    const Json::Value body = body_of(receiver.received()[0]);
+    EXPECT_EQ(body["type"], "customer.erased");
+    EXPECT_EQ(body["data"], object({{"id", Json::Value(Json::Int64(id))}}));
+    // The event kept only what the changes feed shows of it.
+    Db db;
+    EXPECT_EQ(db.scalar("SELECT payload FROM webhook_events WHERE shop_id = ? AND type = 1",
+                        {std::to_string(w.shop.id)}),
+              std::optional<std::string>("{\"id\":" + std::to_string(id) + ",\"erased\":true}"));
+}
+
+}  // namespace
+}  // namespace it

@@ -48,10 +48,11 @@ TEST(Router, HealthzAlsoAnswersHeadAndOnlyHealthzDoes) {
     EXPECT_EQ(route("POST", "/healthz").allow, "GET, HEAD");
     RouteMatch api = route("HEAD", "/api/v1/customers/1");
     EXPECT_EQ(api.kind, RouteMatch::Kind::method_not_allowed);
-    EXPECT_EQ(api.allow, "GET, PATCH");  // extensions.md §E8
+    EXPECT_EQ(api.allow, "GET, PATCH, DELETE");  // extensions.md §E8, §E9
     EXPECT_EQ(route("DELETE", "/api/v1/tickets/1").allow, "GET, PATCH");
     EXPECT_EQ(route("PATCH", "/api/v1/tickets/1").handler, &patch_ticket);
     EXPECT_EQ(route("PATCH", "/api/v1/customers/1").handler, &patch_customer);
+    EXPECT_EQ(route("DELETE", "/api/v1/customers/1").handler, &delete_customer);
     EXPECT_EQ(route("PATCH", "/api/v1/tickets/1/comments").allow, "GET, POST");
 }
 

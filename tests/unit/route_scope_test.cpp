@@ -38,6 +38,7 @@ TEST(RouteScopeTest, TheMatchCarriesTheRoutesScope) {
     EXPECT_EQ(route("PATCH", "/api/v1/tickets/1").scope, key_terms::scope::write);
     EXPECT_EQ(route("POST", "/api/v1/tickets/1/comments").scope, key_terms::scope::write);
     EXPECT_EQ(route("GET", "/api/v1/csat/export").scope, key_terms::scope::export_);
+    EXPECT_EQ(route("DELETE", "/api/v1/customers/1").scope, key_terms::scope::erase);
     EXPECT_EQ(route("GET", "/healthz").scope, 0u);
 }
 

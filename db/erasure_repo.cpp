@@ -1,0 +1,139 @@
+#include "db/erasure_repo.h"
+
+#include <string>
+#include <vector>
+
+#include "db/erasure_sql.h"
+
+namespace supportcrm {
+namespace {
+
+// One autocommit batch of a statement binding (customer id, limit): the rows it changed.
+unsigned scrub_batch(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
+    return db.run(id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt(2, batch);
+        return static_cast<unsigned>(st.executeUpdate());
+    });
+}
+
+// Batches until one comes back short: nothing of this kind is left.
+void scrub_all(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
+    while (scrub_batch(db, id, customer_id, batch) >= batch) {
+    }
+}
+
+unsigned erase_idempotency_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                                 unsigned batch) {
+    return db.run(Stmt::erase_idempotency_answers, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        st.setUInt64(i++, shop_id);
+        for (int path = 0; path < 4; ++path) {  // SUPPORTCRM_ERASED_IDS, once per JSON path
+            st.setUInt64(i++, customer_id);
+            st.setUInt64(i++, customer_id);
+        }
+        st.setUInt(i, batch);
+        return static_cast<unsigned>(st.executeUpdate());
+    });
+}
+
+// One transaction: a batch of the shop's events carrying the customer's data, locked; their
+// pending deliveries cancelled, their payloads reduced to {"id":…,"erased":true}. The number
+// of events it took.
+std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                               unsigned batch) {
+    Transaction tx(db);
+    std::vector<std::uint64_t> events =
+        db.run(Stmt::erase_events_batch, [&](sql::PreparedStatement& st) {
+            unsigned i = 1;
+            st.setUInt64(i++, shop_id);
+            st.setUInt64(i++, customer_id);  // customer events: SUPPORTCRM_ERASED_IDS
+            st.setUInt64(i++, customer_id);
+            st.setUInt64(i++, customer_id);  // ticket events
+            st.setUInt64(i++, customer_id);  // comment events
+            st.setUInt64(i++, customer_id);  // survey events: SUPPORTCRM_ERASED_IDS
+            st.setUInt64(i++, customer_id);
+            st.setUInt(i, batch);
+            ResultSetPtr rs(st.executeQuery());
+            std::vector<std::uint64_t> ids;
+            while (rs->next()) {
+                ids.push_back(rs->getUInt64(1));
+            }
+            return ids;
+        });
+    const std::string now = timeutil::format_db(timeutil::now_ms());
+    for (std::uint64_t event : events) {
+        db.run(Stmt::erase_cancel_deliveries, [&](sql::PreparedStatement& st) {
+            st.setString(1, now);
+            st.setUInt64(2, event);
+            st.executeUpdate();
+        });
+        db.run(Stmt::erase_event, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, event);
+            st.executeUpdate();
+        });
+    }
+    tx.commit();
+    return events.size();
+}
+
+}  // namespace
+
+bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeutil::Millis now) {
+    const std::string at = timeutil::format_db(now);
+    const bool erased = db.run(Stmt::customer_erase, [&](sql::PreparedStatement& st) {
+        st.setString(1, at);
+        st.setUInt64(2, id);
+        st.setUInt64(3, shop_id);
+        return st.executeUpdate() > 0;
+    });
+    if (erased) {
+        db.run(Stmt::customer_erase_merged, [&](sql::PreparedStatement& st) {
+            st.setString(1, at);
+            st.setUInt64(2, id);
+            st.executeUpdate();
+        });
+    }
+    return erased;
+}
+
+bool erasure_done(Db& db, std::uint64_t id) {
+    return db.run(Stmt::customer_erasure_done_at, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() && rs->getBoolean(1);
+    });
+}
+
+void finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, unsigned batch) {
+    scrub_all(db, Stmt::erase_comments, id, batch);
+    scrub_all(db, Stmt::erase_tickets, id, batch);
+    scrub_all(db, Stmt::erase_surveys, id, batch);
+    while (erase_idempotency_batch(db, shop_id, id, batch) >= batch) {
+    }
+    while (erase_events_batch(db, shop_id, id, batch) >= batch) {
+    }
+    db.run(Stmt::customer_erasure_done, [&](sql::PreparedStatement& st) {
+        st.setString(1, timeutil::format_db(timeutil::now_ms()));
+        st.setUInt64(2, id);
+        st.executeUpdate();
+    });
+}
+
+ErasureTotals erasure_totals(Db& db, std::uint64_t id) {
+    return db.run(Stmt::erasure_totals, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        st.setUInt64(2, id);
+        st.setUInt64(3, id);
+        ResultSetPtr rs(st.executeQuery());
+        ErasureTotals t;
+        if (rs->next()) {
+            t.tickets = rs->getUInt64(1);
+            t.comments = rs->getUInt64(2);
+            t.surveys = rs->getUInt64(3);
+        }
+        return t;
+    });
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,106 @@
+// The erasure statements (DELETE /api/v1/customers/{id}, extensions.md §E9). Included by
+// db/statements.h (which gathers every statement list) and erasure_repo.cpp (their reader).
+//
+// The first transaction clears the customer row (erased_at: from then on the id answers 410);
+// every later statement is one bounded autocommit batch (LIMIT ?) that finds only rows still
+// holding personal data, so a DELETE cut short, or repeated, carries on where the last one
+// stopped and a finished erasure finds nothing left to do.
+#pragma once
+
+#include "db/columns.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+// Every personal field of a customer row, the duplicate-detection keys with them (a later create
+// with the same email or phone makes a new customer). id, number_of_orders, created_at stay.
+#define SUPPORTCRM_ERASED_CUSTOMER_FIELDS                                                       \
+    "email = NULL, email_key = NULL, phone_number = NULL, phone_key = NULL, first_name = NULL, " \
+    "last_name = NULL, full_name = NULL, storefront_id = NULL, site_cms_id = NULL, "            \
+    "storefront_b_id = NULL, social_a_user_id = NULL, social_b_user_id = NULL, "                \
+    "messaging_id = NULL, helpdesk_a_id = NULL, helpdesk_b_id = NULL, helpdesk_c_id = NULL, "   \
+    "helpdesk_d_id = NULL, social_b_pseudo = NULL, cms = NULL, cms_created_at = NULL"
+// The customer and those merged into it (one hop: merged_into is always the last target), as
+// text: the ids the events' and stored answers' JSON carries.
+#define SUPPORTCRM_ERASED_IDS \
+    "(SELECT CAST(x.id AS CHAR) FROM customers x WHERE x.id = ? OR x.merged_into = ?)"
+#define SUPPORTCRM_ERASED_TICKETS "(SELECT t.id FROM conversations t WHERE t.customer_id = ?)"
+#define SUPPORTCRM_ERASED_TICKET_IDS \
+    "(SELECT CAST(t.id AS CHAR) FROM conversations t WHERE t.customer_id = ?)"
+
+namespace sql_text {
+#define SUPPORTCRM_ERASURE_STATEMENTS(S)                                                           \
+    /* The first transaction: the live customer of the shop only (a merged or erased one, or */   \
+    /* another shop's, matches nothing: the caller reads why). */                                   \
+    S(customer_erase,                                                                              \
+      "UPDATE customers SET " SUPPORTCRM_ERASED_CUSTOMER_FIELDS ", erased_at = ?, "                \
+      "version = version + 1 WHERE id = ? AND shop_id = ? AND merged_into IS NULL "                \
+      "AND erased_at IS NULL")                                                                     \
+    /* The customers merged into it hold its former email and phone as keys and their own */     \
+    /* personal data: they go in the same transaction (few rows per target). */                    \
+    S(customer_erase_merged,                                                                       \
+      "UPDATE customers SET " SUPPORTCRM_ERASED_CUSTOMER_FIELDS ", erased_at = ? "                 \
+      "WHERE merged_into = ?")                                                                     \
+    S(customer_erasure_done_at,                                                                    \
+      "SELECT erasure_done_at IS NOT NULL FROM customers WHERE id = ?")                            \
+    /* Every comment of its tickets, the shop's too (a reply quotes the customer). */              \
+    S(erase_comments,                                                                              \
+      "UPDATE messages SET text = '', subject = NULL, from_email = NULL, to_emails = '[]', "       \
+      "attachments = NULL WHERE conversation_id IN " SUPPORTCRM_ERASED_TICKETS                     \
+      " AND (text <> '' OR subject IS NOT NULL OR from_email IS NOT NULL OR to_emails <> '[]' "    \
+      "OR attachments IS NOT NULL) LIMIT ?")                                                       \
+    /* A ticket's fetch shape changes: its version (ETag) too. */                                  \
+    S(erase_tickets,                                                                               \
+      "UPDATE conversations SET name = NULL, last_message = NULL, thread_id = NULL, "              \
+      "email_used = NULL, version = version + 1 WHERE customer_id = ? AND (name IS NOT NULL "      \
+      "OR last_message IS NOT NULL OR thread_id IS NOT NULL OR email_used IS NOT NULL) LIMIT ?")   \
+    /* mark, created_at, conversation, channel and agent stay: CSAT statistics do not change. */   \
+    S(erase_surveys,                                                                               \
+      "UPDATE surveys SET comment = NULL, graph_nodes = '{}', node_ids = '[]' "                    \
+      "WHERE customer_id = ? AND (comment IS NOT NULL OR graph_nodes <> '{}' "                     \
+      "OR node_ids <> '[]') LIMIT ?")                                                              \
+    /* Stored Idempotency-Key answers carrying the customer (its create, merge or PATCH answer), */ \
+    /* one of its tickets, a comment on one or a survey of it: deleted, a retry runs afresh. */    \
+    S(erase_idempotency_answers,                                                                   \
+      "DELETE FROM idempotency_keys WHERE shop_id = ? AND body IS NOT NULL AND ("                  \
+      "JSON_VALUE(body, '$.customer.id') IN " SUPPORTCRM_ERASED_IDS                                \
+      " OR JSON_VALUE(body, '$.ticket.customerID') IN " SUPPORTCRM_ERASED_IDS                      \
+      " OR JSON_VALUE(body, '$.comment.Customer.id') IN " SUPPORTCRM_ERASED_IDS                    \
+      " OR JSON_VALUE(body, '$.survey.customer.id') IN " SUPPORTCRM_ERASED_IDS ") LIMIT ?")        \
+    /* Pending deliveries of the events about to lose their data: cancelled (finished now, so */  \
+    /* retention prunes them as it prunes delivered ones). Before erase_events, in its batch's */  \
+    /* transaction, event by event. */                                                \
+    S(erase_cancel_deliveries,                                                                     \
+      "UPDATE webhook_deliveries SET status = 3, next_attempt_at = ? "                             \
+      "WHERE event_id = ? AND status = 0")                                                         \
+    /* The shop's events carrying the data, a batch of them: their ids, then their payloads */    \
+    /* become {"id": <the resource's id>, "erased": true} (what the changes feed shows) and */    \
+    /* their E8 changes go. customer.erased itself ({"id": ...} only) stays. */                    \
+    S(erase_events_batch,                                                                          \
+      "SELECT e.id FROM webhook_events e WHERE e.shop_id = ? AND e.type <> 128 "                   \
+      "AND JSON_VALUE(e.payload, '$.erased') IS NULL AND ("                                        \
+      "(e.type IN (1, 16, 64) AND JSON_VALUE(e.payload, '$.id') IN " SUPPORTCRM_ERASED_IDS ") "    \
+      "OR (e.type IN (2, 32) AND JSON_VALUE(e.payload, '$.id') IN "                                \
+      SUPPORTCRM_ERASED_TICKET_IDS ") "                                                            \
+      "OR (e.type = 4 AND JSON_VALUE(e.payload, '$.ticketId') IN "                                 \
+      SUPPORTCRM_ERASED_TICKET_IDS ") "                                                            \
+      "OR (e.type = 8 AND JSON_VALUE(e.payload, '$.customer.id') IN " SUPPORTCRM_ERASED_IDS "))"   \
+      " ORDER BY e.id LIMIT ? FOR UPDATE")                                                         \
+    S(erase_event,                                                                                 \
+      "UPDATE webhook_events SET payload = CONCAT('{\"id\":', "                                    \
+      "COALESCE(JSON_EXTRACT(payload, '$.id'), 'null'), ',\"erased\":true}'), changes = NULL "     \
+      "WHERE id = ?")                                                                              \
+    S(customer_erasure_done,                                                                       \
+      "UPDATE customers SET erasure_done_at = ? WHERE id = ? AND erasure_done_at IS NULL")         \
+    /* The answer's totals: the rows stay (scrubbed), so a repeat counts the same. */              \
+    S(erasure_totals,                                                                              \
+      "SELECT (SELECT COUNT(*) FROM conversations WHERE customer_id = ?), "                        \
+      "(SELECT COUNT(*) FROM messages WHERE conversation_id IN " SUPPORTCRM_ERASED_TICKETS "), "   \
+      "(SELECT COUNT(*) FROM surveys WHERE customer_id = ?)")
+SUPPORTCRM_ERASURE_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+}  // namespace sql_text
+
+// clang-format on
+
+}  // namespace supportcrm

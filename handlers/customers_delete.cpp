@@ -1,0 +1,88 @@
+// DELETE /api/v1/customers/{customerId} — erasure, extensions.md §E9.
+//
+// The read of the customer with the key (customer_by_id, as GET does: 401/404, 308 for a merged
+// id; an erased one carries on, the DELETE finishes it), then the first transaction: the
+// customer row and the rows merged into it cleared, erased_at set, the customer.erased event.
+// From its COMMIT every route naming the id answers 410. The rest runs in bounded batches, each
+// its own short transaction (db/erasure_repo.h), so a customer of any size is erased without a
+// long lock; a DELETE cut short, or repeated, runs them again and they find what is left.
+// The totals are counted from the rows, which stay (scrubbed): a repeat answers the same.
+#include "api/api_error.h"
+#include "api/handler.h"
+#include "common/json_writer.h"
+#include "db/customer_repo.h"
+#include "db/erasure_repo.h"
+#include "db/webhook_repo.h"
+
+namespace supportcrm {
+namespace {
+
+// Rows per batch: short enough that no batch holds its locks for long.
+constexpr unsigned kErasureBatch = 1000;
+
+Response erased_answer(std::uint64_t id, const ErasureTotals& t) {
+    Response r;
+    JsonWriter w(r.body);
+    w.begin_object()
+        .field("success", true)
+        .key("erased")
+        .begin_object()
+        .field("customerId", id)
+        .field("tickets", t.tickets)
+        .field("comments", t.comments)
+        .field("surveys", t.surveys)
+        .end_object()
+        .end_object();
+    return r;
+}
+
+// The first transaction; nullopt once the customer is erased (now or before), else the answer
+// for a customer merged meanwhile (a merge raced the erasure and won).
+std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
+    Transaction tx(ctx.db);
+    const timeutil::Millis now = timeutil::now_ms();
+    if (!erase_customer_row(ctx.db, shop.id, ctx.path_id, now)) {
+        // Erased by a concurrent DELETE (carry on) or merged meanwhile (308).
+        Keyed<CustomerRow> again = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+        if (!again.value) {
+            return errors::customer_not_found();
+        }
+        if (again.value->merged_into) {
+            return errors::customer_merged(*again.value->merged_into);
+        }
+        return std::nullopt;
+    }
+    if (shop_wants_event(shop.webhook_events, webhook_event::customer_erased)) {
+        record_event(ctx.db, shop.id, webhook_event::customer_erased,
+                     "{\"id\":" + std::to_string(ctx.path_id) + "}", now);
+    }
+    tx.commit();
+    return std::nullopt;
+}
+
+}  // namespace
+
+Response delete_customer(HandlerContext& ctx) {
+    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    Checked<const Shop*> shop = keyed(ctx, found.key);
+    if (shop.error) {
+        return std::move(*shop.error);
+    }
+    if (!found.value) {
+        return errors::customer_not_found();
+    }
+    if (found.value->merged_into) {
+        return errors::customer_merged(*found.value->merged_into);
+    }
+    if (!found.value->erased) {
+        if (std::optional<Response> refused = start_erasure(ctx, *shop.value)) {
+            return std::move(*refused);
+        }
+    }
+    if (!erasure_done(ctx.db, ctx.path_id)) {
+        finish_erasure(ctx.db, shop.value->id, ctx.path_id, kErasureBatch);
+    }
+    return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id));
+}
+
+}  // namespace supportcrm

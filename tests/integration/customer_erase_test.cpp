@@ -1,0 +1,303 @@
+// DELETE /api/v1/customers/{id} (extensions.md §E9, erasure), through nginx to the pool and
+// MariaDB: every field rule on the customer, its tickets, comments and surveys, 410 afterwards,
+// CSAT statistics unchanged, the totals (the same on a repeat and after a DELETE cut short), a
+// customer whose comments take several batches, stored Idempotency-Key answers, the erase scope
+// (E12) and the answers for bad, unknown, other shops' and merged ids.
+#include "harness.h"
+#include "tickets_fixtures.h"
+
+namespace {
+
+std::string customer_path(int64_t id) {
+    return "/api/v1/customers/" + std::to_string(id);
+}
+
+it::HttpResponse erase(const it::Shop& shop, int64_t id) {
+    it::HttpResponse r = it::http("DELETE", customer_path(id), it::key_header(shop));
+    it::expect_described(r);
+    return r;
+}
+
+Json::Value totals(int64_t id, int tickets, int comments, int surveys) {
+    return it::object({{"customerId", Json::Value(Json::Int64(id))},
+                       {"tickets", tickets},
+                       {"comments", comments},
+                       {"surveys", surveys}});
+}
+
+void expect_erased_answer(const it::HttpResponse& r, const Json::Value& expected) {
+    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    Json::Value body = r.json();
+    EXPECT_EQ(it::member_names(body), (std::vector<std::string>{"erased", "success"}));
+    EXPECT_EQ(body["erased"], expected) << r.describe();
+}
+
+bool is_erased_410(const it::HttpResponse& r) {
+    return it::is_error(r, 410, "customer_erased", "Customer was erased");
+}
+
+Json::Value survey_on(const it::Shop& shop, const std::string& ticket, int mark,
+                      const Json::Value& extra = Json::Value(Json::objectValue)) {
+    Json::Value body = it::object({{"conversationId", ticket}, {"mark", mark}});
+    for (const std::string& name : extra.getMemberNames()) {
+        body[name] = extra[name];
+    }
+    it::HttpResponse r = it::post_json("/api/v1/csat", shop, body);
+    EXPECT_TRUE(it::is_success(r, 201)) << r.describe();
+    return r.json()["survey"];
+}
+
+// The shop's CSAT list over all time: its statistics and the survey with this id.
+Json::Value csat_stats(const it::Shop& shop) {
+    it::HttpResponse r = it::get("/api/v1/csat?startDate=2000-01-01&endDate=2100-01-01", shop);
+    EXPECT_TRUE(it::is_success(r, 200)) << r.describe();
+    return r.json()["stats"];
+}
+
+Json::Value csat_survey(const it::Shop& shop, int64_t survey_id) {
+    it::HttpResponse r = it::get("/api/v1/csat?startDate=2000-01-01&endDate=2100-01-01", shop);
+    for (const Json::Value& s : r.json()["surveys"]) {
+        if (s["id"].asInt64() == survey_id) {
+            return s;
+        }
+    }
+    ADD_FAILURE() << "survey " << survey_id << " not listed: " << r.describe();
+    return Json::Value();
+}
+
+}  // namespace
+
+TEST(CustomerErase, ClearsEveryPersonalFieldKeepsWhatE9KeepsAndAnswers410Afterwards) {
+    it::tickets::World w = it::tickets::make_world();
+    const it::Shop eraser = it::with_erase_key(w.shop);
+    const std::string email = w.customer["email"].asString();
+    const std::string phone = w.customer["phone_number"].asString();
+    const Json::Value ticket = it::tickets::create_ticket(
+        w.shop, it::object({{"customerId", Json::Value(Json::Int64(w.customer_id))},
+                            {"Channel", "Mail"},
+                            {"name", "Ann's order"},
+                            {"threadId", "thread-1"},
+                            {"emailUsed", email},
+                            {"lastMessage", "Where is my parcel?"},
+                            {"contact_reason", "delivery"},
+                            {"language_code", "en"},
+                            {"tags", it::tickets::array({"vip"})}}));
+    const std::string t = ticket["id"].asString();
+    it::tickets::add_comment(w.shop, t,
+                             it::object({{"text", "Where is my parcel? Ann, 1 Main St"},
+                                         {"isFromShop", false},
+                                         {"subject", "Parcel"},
+                                         {"fromEmail", email},
+                                         {"toEmails", it::tickets::array({"shop@example.test"})},
+                                         {"attachments", it::object({{"name", "id.png"}})}}));
+    it::tickets::add_comment(w.shop, t,
+                             it::object({{"text", "Dear Ann, it ships to 1 Main St"},
+                                         {"toEmails", it::tickets::array({email})}}));
+    const Json::Value survey =
+        survey_on(w.shop, t, 4,
+                  it::object({{"comment", "Ann here: fine"},
+                              {"graphNodes", it::object({{"start", it::object({{"next", "b"}})}})},
+                              {"nodeIds", it::tickets::array({"start", "b"})}}));
+    const Json::Value stats_before = csat_stats(w.shop);
+    const Json::Value ticket_before = it::tickets::fetch_ticket(w.shop, t);
+
+    expect_erased_answer(erase(eraser, w.customer_id), totals(w.customer_id, 1, 2, 1));
+
+    // The customer: 410 on every route naming it; the kept fields stay in the database.
+    EXPECT_TRUE(is_erased_410(it::get(customer_path(w.customer_id), w.shop)));
+    EXPECT_TRUE(is_erased_410(it::http("PATCH", customer_path(w.customer_id),
+                                       it::json_headers(w.shop), std::string("{}"))));
+    EXPECT_TRUE(is_erased_410(it::get(customer_path(w.customer_id) + "/export", w.shop)));
+    const int64_t other = it::tickets::make_customer(w.shop);
+    EXPECT_TRUE(is_erased_410(it::post_json(customer_path(w.customer_id) + "/merge", w.shop,
+                                            it::object({{"sourceId", other}}))));
+    EXPECT_TRUE(is_erased_410(it::post_json(customer_path(other) + "/merge", w.shop,
+                                            it::object({{"sourceId", w.customer_id}}))));
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM customers WHERE id = ? AND email IS NULL AND "
+                       "email_key IS NULL AND phone_number IS NULL AND phone_key IS NULL AND "
+                       "first_name IS NULL AND last_name IS NULL AND full_name IS NULL AND "
+                       "storefront_id IS NULL AND erased_at IS NOT NULL AND "
+                       "erasure_done_at IS NOT NULL",
+                       {std::to_string(w.customer_id)}),
+              1);
+
+    // The ticket: its personal fields null, `Customer` null, the rest as it was.
+    const Json::Value after = it::tickets::fetch_ticket(w.shop, t);
+    for (const char* gone : {"name", "lastMessage", "threadId", "emailUsed", "Customer"}) {
+        EXPECT_TRUE(after[gone].isNull()) << gone << ": " << it::to_json(after);
+    }
+    for (const char* kept :
+         {"id", "Channel", "date", "tags", "contact_reason", "language_code", "via", "assigned_to",
+          "HumanTicket", "unReadChatCount", "customerID", "lastMessageTime", "isOpenedTicket"}) {
+        EXPECT_EQ(after[kept], ticket_before[kept]) << kept;
+    }
+
+    // Its comments, the shop's reply too.
+    const Json::Value comments = it::tickets::list_comments(w.shop, t)["comments"];
+    ASSERT_EQ(comments.size(), 2u);
+    for (const Json::Value& c : comments) {
+        EXPECT_EQ(c["text"], Json::Value("")) << it::to_json(c);
+        EXPECT_TRUE(c["fromEmail"].isNull()) << it::to_json(c);
+        EXPECT_TRUE(c["subject"].isNull()) << it::to_json(c);
+        EXPECT_EQ(c["toEmails"], Json::Value(Json::arrayValue)) << it::to_json(c);
+        EXPECT_TRUE(c["attachments"].isNull()) << it::to_json(c);
+        EXPECT_TRUE(c["Customer"].isNull()) << it::to_json(c);
+    }
+
+    // The survey: mark, date, conversation kept, so the statistics do not change.
+    const Json::Value s = csat_survey(w.shop, survey["id"].asInt64());
+    EXPECT_EQ(s["mark"], survey["mark"]);
+    EXPECT_EQ(s["createdAt"], survey["createdAt"]);
+    EXPECT_EQ(s["conversationId"], survey["conversationId"]);
+    EXPECT_TRUE(s["comment"].isNull()) << it::to_json(s);
+    EXPECT_EQ(s["graphNodes"], Json::Value(Json::objectValue));
+    EXPECT_EQ(s["nodeIds"], Json::Value(Json::arrayValue));
+    EXPECT_TRUE(s["customer"].isNull()) << it::to_json(s);
+    EXPECT_EQ(csat_stats(w.shop), stats_before);
+
+    // A repeat answers the same totals; the same email and phone make a new customer.
+    expect_erased_answer(erase(eraser, w.customer_id), totals(w.customer_id, 1, 2, 1));
+    it::HttpResponse again = it::post_json("/api/v1/customers", w.shop,
+                                           it::object({{"email", email}, {"phone_number", phone}}));
+    EXPECT_TRUE(it::is_success(again, 201)) << again.describe();
+    EXPECT_NE(again.json()["customer"]["id"].asInt64(), w.customer_id);
+}
+
+TEST(CustomerErase, TheCustomersMergedIntoItLoseTheirDataAndKeysToo) {
+    it::Shop shop = it::make_shop();
+    const it::Shop eraser = it::with_erase_key(shop);
+    const std::string source_email = it::unique_email("merged");
+    const int64_t target = it::tickets::make_customer(shop);
+    const int64_t source =
+        it::create_customer(shop, it::object({{"email", source_email}, {"first_name", "Bo"}}))["id"]
+            .asInt64();
+    const std::string moved =
+        it::tickets::create_ticket(shop,
+                                   it::object({{"customerId", Json::Value(Json::Int64(source))},
+                                               {"Channel", "Mail"}}))["id"]
+            .asString();
+    it::tickets::add_comment(shop, moved, it::object({{"text", "from Bo"}}));
+    ASSERT_TRUE(it::is_success(
+        it::post_json(customer_path(target) + "/merge", shop, it::object({{"sourceId", source}})),
+        200));
+
+    expect_erased_answer(erase(eraser, target), totals(target, 1, 1, 0));
+    // The merged row's data is gone too (its id answers 308: AMergedIdAnswers308).
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM customers WHERE id = ? AND email IS NULL AND "
+                       "email_key IS NULL AND first_name IS NULL",
+                       {std::to_string(source)}),
+              1);
+    EXPECT_EQ(it::tickets::list_comments(shop, moved)["comments"][0]["text"], Json::Value(""));
+    it::HttpResponse fresh =
+        it::post_json("/api/v1/customers", shop, it::object({{"email", source_email}}));
+    EXPECT_TRUE(it::is_success(fresh, 201)) << fresh.describe();
+}
+
+TEST(CustomerErase, ThousandsOfCommentsGoInSeveralBatchesAndACutShortErasureFinishes) {
+    it::Shop shop = it::make_shop();
+    const it::Shop eraser = it::with_erase_key(shop);
+    const int64_t id = it::tickets::make_customer(shop);
+    const std::string t1 =
+        it::tickets::create_ticket(shop, it::object({{"customerId", Json::Value(Json::Int64(id))},
+                                                     {"Channel", "Mail"}}))["id"]
+            .asString();
+    const std::string t2 =
+        it::tickets::create_ticket(shop, it::object({{"customerId", Json::Value(Json::Int64(id))},
+                                                     {"Channel", "Chat"}}))["id"]
+            .asString();
+    it::Db db;
+    // 3,000 comments (the erasure takes 1,000 a batch), split over the two tickets.
+    db.execute(
+        "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
+        "from_email, to_emails, tags, created_at) SELECT IF(seq % 2, ?, ?), CONCAT('secret ', "
+        "seq), "
+        "'2026-01-01' + INTERVAL seq SECOND, 'Mail', seq % 3 = 0, 'Subj', 'a@example.test', "
+        "'[\"b@example.test\"]', '[]', UTC_TIMESTAMP(3) FROM seq_1_to_3000",
+        {t1, t2});
+
+    expect_erased_answer(erase(eraser, id), totals(id, 2, 3000, 0));
+    const std::string in_tickets = "SELECT COUNT(*) FROM messages WHERE conversation_id IN (?, ?)";
+    EXPECT_EQ(db.count(in_tickets + " AND (text <> '' OR subject IS NOT NULL OR from_email IS "
+                                    "NOT NULL OR to_emails <> '[]')",
+                       {t1, t2}),
+              0);
+    EXPECT_EQ(db.count(in_tickets, {t1, t2}), 3000);
+
+    // A DELETE cut short: erased_at set, the batches not all run (planted: data left over).
+    db.execute("UPDATE customers SET erasure_done_at = NULL WHERE id = ?", {std::to_string(id)});
+    db.execute("UPDATE messages SET text = 'left over' WHERE conversation_id = ? LIMIT 5", {t1});
+    db.execute("UPDATE conversations SET name = 'left over' WHERE id = ?", {t2});
+    expect_erased_answer(erase(eraser, id), totals(id, 2, 3000, 0));
+    EXPECT_EQ(db.count(in_tickets + " AND text <> ''", {t1, t2}), 0);
+    EXPECT_TRUE(it::tickets::fetch_ticket(shop, t2)["name"].isNull());
+    EXPECT_EQ(
+        db.count("SELECT COUNT(*) FROM customers WHERE id = ? AND erasure_done_at IS NOT NULL",
+                 {std::to_string(id)}),
+        1);
+}
+
+TEST(CustomerErase, StoredIdempotencyAnswersWithTheCustomerAreDeleted) {
+    it::Shop shop = it::make_shop();
+    const it::Shop eraser = it::with_erase_key(shop);
+    const std::string key = "erase-" + it::unique_suffix();
+    const std::string body = R"({"email":")" + it::unique_email("idem") + R"("})";
+    it::Headers h = it::json_headers(shop);
+    h.emplace_back("Idempotency-Key", key);
+    it::HttpResponse first = it::http("POST", "/api/v1/customers", h, body);
+    ASSERT_TRUE(it::is_success(first, 201)) << first.describe();
+    const int64_t id = first.json()["customer"]["id"].asInt64();
+    it::HttpResponse replay = it::http("POST", "/api/v1/customers", h, body);
+    EXPECT_EQ(replay.header("Idempotency-Replayed"), std::optional<std::string>("true"));
+
+    expect_erased_answer(erase(eraser, id), totals(id, 0, 0, 0));
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM idempotency_keys WHERE shop_id = ? AND idem_key = ?",
+                       {std::to_string(shop.id), key}),
+              0);
+    // The retry is processed afresh: the email is free again, a new customer.
+    it::HttpResponse retry = it::http("POST", "/api/v1/customers", h, body);
+    EXPECT_TRUE(it::is_success(retry, 201)) << retry.describe();
+    EXPECT_FALSE(retry.header("Idempotency-Replayed").has_value());
+    EXPECT_NE(retry.json()["customer"]["id"].asInt64(), id);
+}
+
+TEST(CustomerErase, NeedsTheEraseScopeAndAnswersBadUnknownOtherShopsAndMergedIds) {
+    it::Shop shop = it::make_shop();
+    it::Shop other = it::make_shop();
+    const it::Shop eraser = it::with_erase_key(shop);
+    const int64_t id = it::tickets::make_customer(shop);
+    const int64_t foreign = it::tickets::make_customer(other);
+
+    // make_shop's key has read,write,export: not erase.
+    EXPECT_TRUE(
+        it::is_error(erase(shop, id), 403, "insufficient_scope", "API key lacks the erase scope"));
+    EXPECT_TRUE(it::is_success(it::get(customer_path(id), shop), 200));
+
+    EXPECT_TRUE(it::is_error(it::http("DELETE", "/api/v1/customers/x", it::key_header(eraser)), 400,
+                             "invalid_id", "Invalid customerId"));
+    EXPECT_TRUE(
+        it::is_error(erase(eraser, foreign), 404, "customer_not_found", "Customer not found"));
+    EXPECT_TRUE(it::is_error(erase(eraser, foreign + 1000000), 404, "customer_not_found",
+                             "Customer not found"));
+    EXPECT_TRUE(it::is_error(it::http("DELETE", customer_path(id)), 401, "missing_api_key",
+                             "API key is required"));
+    EXPECT_EQ(it::fetch_customer(other, foreign)["id"].asInt64(), foreign);
+}
+
+// Not through Prism (scripts/openapi: it follows a 308 itself).
+TEST(CustomerErase, AMergedIdAnswers308AndErasesNothing) {
+    it::Shop shop = it::make_shop();
+    const it::Shop eraser = it::with_erase_key(shop);
+    const int64_t id = it::tickets::make_customer(shop);
+    const int64_t source = it::tickets::make_customer(shop);
+    ASSERT_TRUE(it::is_success(
+        it::post_json(customer_path(id) + "/merge", shop, it::object({{"sourceId", source}})),
+        200));
+    it::HttpResponse merged = erase(eraser, source);
+    EXPECT_TRUE(it::is_error(merged, 308, "customer_merged", "Customer was merged"))
+        << merged.describe();
+    EXPECT_EQ(merged.header("Location"), std::optional<std::string>(customer_path(id)));
+    EXPECT_EQ(it::fetch_customer(shop, id)["id"].asInt64(), id);  // not erased
+}
