@@ -447,16 +447,22 @@ TEST(CustomerMerge, AMergedCustomerTakesNoNewTicketEvenWhenTheyRace) {
                      404, "customer_not_found", "Customer not found"));
 
     // A ticket created while its customer is merged lands on the target (created first, then
-    // moved) or is refused (404): never on the merged customer.
+    // moved) or is refused (404): never on the merged customer. Both on one host: the ticket's
+    // shared lock on the customer's row orders it against the merge on one server, but a Galera
+    // cluster does not certify that read, so across two nodes the race is still open (issue 28's
+    // note; docs/scale-out.md).
     for (int i = 0; i < 10; ++i) {
         const int64_t into = it::tickets::make_customer(shop);
         const int64_t from = it::tickets::make_customer(shop);
         auto ticket = std::async(std::launch::async, [&] {
-            return it::post_json("/api/v1/tickets", shop,
-                                 it::object({{"customerId", from}, {"Channel", "Mail"}}));
+            return it::http_on(
+                0, "POST", "/api/v1/tickets", it::json_headers(shop),
+                it::to_json(it::object({{"customerId", from}, {"Channel", "Mail"}})));
         });
-        auto merged =
-            std::async(std::launch::async, [&] { return merge(shop, into, source_body(from)); });
+        auto merged = std::async(std::launch::async, [&] {
+            return it::http_on(0, "POST", merge_path(into), it::json_headers(shop),
+                               source_body(from));
+        });
         it::HttpResponse t = ticket.get();
         ASSERT_TRUE(it::is_success(merged.get(), 200));
         if (t.status == 201) {
