@@ -2,6 +2,7 @@
 
 #include "api/api_error.h"
 #include "common/json_writer.h"
+#include "common/log.h"
 #include "common/strict_json.h"
 #include "common/text.h"
 #include "db/webhook_repo.h"
@@ -129,6 +130,20 @@ Checked<Json::Value> read_json_object(HandlerContext& ctx) {
         out.error = errors::invalid_body();
     }
     return out;
+}
+
+bool SnapshotStream::write_to(BodySink& sink) {
+    try {
+        produce(sink);
+        tx_->commit();
+        return true;
+    } catch (const DbUnavailable& e) {
+        db_.disconnect();
+        log::error(std::string(e.what()) + "; the export stops here (connection aborted)");
+    } catch (const std::exception& e) {
+        log::error(std::string(e.what()) + "; the export stops here (connection aborted)");
+    }
+    return false;
 }
 
 }  // namespace supportcrm

@@ -87,6 +87,24 @@ Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event
 // Handlers, one file each.
 Response create_customer(HandlerContext& ctx);
 Response get_customer(HandlerContext& ctx);
+// The body of an export (CSAT, a customer's): produced after the head is sent, read inside
+// one snapshot transaction that commits when the body is complete. write_to() is the one
+// boundary for every export: a database or other failure is logged, the connection is dropped
+// (a DbUnavailable one too) and the client sees a truncated answer, never a short complete one.
+class SnapshotStream : public BodyStream {
+  public:
+    SnapshotStream(Db& db, std::unique_ptr<Transaction> tx) : db_(db), tx_(std::move(tx)) {}
+    bool write_to(BodySink& sink) final;
+
+  protected:
+    // Writes the whole body to sink; throws on failure.
+    virtual void produce(BodySink& sink) = 0;
+    Db& db_;
+
+  private:
+    std::unique_ptr<Transaction> tx_;
+};
+
 Response list_customers(HandlerContext& ctx);
 Response create_ticket(HandlerContext& ctx);
 Response get_ticket(HandlerContext& ctx);

@@ -9,7 +9,6 @@
 #include "api/handler.h"
 #include "api/views.h"
 #include "common/json_writer.h"
-#include "common/log.h"
 #include "db/survey_repo.h"
 
 namespace supportcrm {
@@ -61,47 +60,35 @@ void append_csv_row(std::string& out, const SurveyRow& s) {
     out += csv::kLineEnd;
 }
 
-class CsatExportStream : public BodyStream {
+class CsatExportStream : public SnapshotStream {
   public:
     CsatExportStream(Db& db, std::unique_ptr<Transaction> tx, std::unique_ptr<SurveyExport> rows,
                      CsatFormat format)
-        : db_(db), tx_(std::move(tx)), rows_(std::move(rows)), format_(format) {}
-
-    bool write_to(BodySink& sink) override {
-        std::string buf;
-        buf.reserve(kFlushBytes * 2);
-        try {
-            if (format_ == CsatFormat::csv) {
-                buf += kCsvHeader;
-            }
-            while (const SurveyRow* row = rows_->next()) {
-                if (format_ == CsatFormat::csv) {
-                    append_csv_row(buf, *row);
-                } else {
-                    JsonWriter w(buf);
-                    write_survey(w, *row);
-                    buf += '\n';
-                }
-                if (buf.size() >= kFlushBytes) {
-                    sink.write(buf);
-                    buf.clear();
-                }
-            }
-            sink.write(buf);
-            tx_->commit();
-            return true;
-        } catch (const DbUnavailable& e) {
-            db_.disconnect();
-            log::error(std::string(e.what()) + "; the export stops here (connection aborted)");
-        } catch (const std::exception& e) {
-            log::error(std::string(e.what()) + "; the export stops here (connection aborted)");
-        }
-        return false;
-    }
+        : SnapshotStream(db, std::move(tx)), rows_(std::move(rows)), format_(format) {}
 
   private:
-    Db& db_;
-    std::unique_ptr<Transaction> tx_;
+    void produce(BodySink& sink) override {
+        std::string buf;
+        buf.reserve(kFlushBytes * 2);
+        if (format_ == CsatFormat::csv) {
+            buf += kCsvHeader;
+        }
+        while (const SurveyRow* row = rows_->next()) {
+            if (format_ == CsatFormat::csv) {
+                append_csv_row(buf, *row);
+            } else {
+                JsonWriter w(buf);
+                write_survey(w, *row);
+                buf += '\n';
+            }
+            if (buf.size() >= kFlushBytes) {
+                sink.write(buf);
+                buf.clear();
+            }
+        }
+        sink.write(buf);
+    }
+
     std::unique_ptr<SurveyExport> rows_;
     CsatFormat format_;
 };

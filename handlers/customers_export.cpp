@@ -11,7 +11,6 @@
 #include "api/handler.h"
 #include "api/views.h"
 #include "common/json_writer.h"
-#include "common/log.h"
 #include "db/comment_repo.h"
 #include "db/customer_repo.h"
 #include "db/survey_repo.h"
@@ -37,36 +36,25 @@ void end_line(std::string& buf) {
     buf += "}\n";
 }
 
-class CustomerExportStream : public BodyStream {
+class CustomerExportStream : public SnapshotStream {
   public:
     CustomerExportStream(Db& db, std::unique_ptr<Transaction> tx, std::string key_digest,
                          std::uint64_t customer_id, std::string shop_domain,
                          std::string customer_line, std::vector<std::uint64_t> first_tickets)
-        : db_(db),
-          tx_(std::move(tx)),
+        : SnapshotStream(db, std::move(tx)),
           key_digest_(std::move(key_digest)),
           customer_id_(customer_id),
           shop_domain_(std::move(shop_domain)),
           buf_(std::move(customer_line)),
           tickets_(std::move(first_tickets)) {}
 
-    bool write_to(BodySink& sink) override {
-        try {
-            write_tickets(sink);
-            write_surveys(sink);
-            sink.write(buf_);
-            tx_->commit();
-            return true;
-        } catch (const DbUnavailable& e) {
-            db_.disconnect();
-            log::error(std::string(e.what()) + "; the export stops here (connection aborted)");
-        } catch (const std::exception& e) {
-            log::error(std::string(e.what()) + "; the export stops here (connection aborted)");
-        }
-        return false;
+  private:
+    void produce(BodySink& sink) override {
+        write_tickets(sink);
+        write_surveys(sink);
+        sink.write(buf_);
     }
 
-  private:
     void flush_if_full(BodySink& sink) {
         if (buf_.size() >= kFlushBytes) {
             sink.write(buf_);
@@ -146,8 +134,6 @@ class CustomerExportStream : public BodyStream {
         }
     }
 
-    Db& db_;
-    std::unique_ptr<Transaction> tx_;
     std::string key_digest_;
     std::uint64_t customer_id_;
     std::string shop_domain_;
