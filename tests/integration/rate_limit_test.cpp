@@ -63,10 +63,6 @@ Reply get_from(const std::string& from, const std::string& path, const std::stri
     return r;
 }
 
-Reply get_with_key(const std::string& path, const std::string& key) {
-    return get_from("", path, key);
-}
-
 // A loopback address no other test (or earlier run) sends from: 127.a.b.c, random.
 std::string fresh_loopback_address() {
     static std::mt19937 random{std::random_device{}()};
@@ -75,30 +71,35 @@ std::string fresh_loopback_address() {
            std::to_string(octet(random));
 }
 
-// Keyless requests from one address, from several threads at once (so that a busy machine
-// still sends far more than the limit's 40 r/s), until destroyed; keeps that address over
-// its limit once it got there. The pool answers them 401 without a database lookup.
+// Requests for `path` from one address with `key` (none when empty), from several threads at once
+// (so that a busy machine still sends far more than the limits' 20 r/s per key and 40 r/s per
+// address), until destroyed; keeps the address, or the key, over its limit once it got there.
+// Every answer is either 429 or `expected` (keyless: 401 without a database lookup).
 // (A path nginx answers itself with `return`, like the site's JSON 404, is never limited:
 // `return` runs before limit_req.)
-class AddressFlood {
+class Flood {
   public:
-    explicit AddressFlood(std::string from) : from_(std::move(from)) {
+    Flood(std::string from, std::string key, std::string path, long expected)
+        : from_(std::move(from)),
+          key_(std::move(key)),
+          path_(std::move(path)),
+          expected_(expected) {
         for (int i = 0; i < 6; ++i) {
             threads_.emplace_back([this] {
                 while (!stop_) {
-                    const long status = get_from(from_, "/api/v1/customers/1", "").status;
+                    const long status = get_from(from_, path_, key_).status;
                     if (status == 429) {
                         limited_ = true;
-                    } else if (status != 401) {
+                    } else if (status != expected_) {
                         unexpected_ = status;
                     }
                 }
             });
         }
     }
-    AddressFlood(const AddressFlood&) = delete;
-    AddressFlood& operator=(const AddressFlood&) = delete;
-    ~AddressFlood() {
+    Flood(const Flood&) = delete;
+    Flood& operator=(const Flood&) = delete;
+    ~Flood() {
         stop_ = true;
         for (std::thread& t : threads_) {
             t.join();
@@ -111,36 +112,55 @@ class AddressFlood {
         while (!limited_ && unexpected_ == 0 && std::chrono::steady_clock::now() < deadline) {
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
-        EXPECT_EQ(unexpected_.load(), 0) << "a keyless request from " << from_ << " got this";
+        EXPECT_EQ(unexpected_.load(), 0) << "a request from " << from_ << " got this";
         return limited_;
     }
 
   private:
     std::string from_;
+    std::string key_;
+    std::string path_;
+    long expected_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> limited_{false};
     std::atomic<long> unexpected_{0};
     std::vector<std::thread> threads_;
 };
 
+// The first of up to 10 tries of `request` refused with 429; else the last answer. (A flooded
+// address or key frees a slot every 25 or 50 ms, which a try may take before the flood does:
+// without the limit, none of the tries would be refused.)
+template <typename Request>
+Reply first_refused(Request request) {
+    Reply r;
+    for (int i = 0; i < 10 && r.status != 429; ++i) {
+        r = request();
+    }
+    return r;
+}
+
+// Two loopback addresses no other test sends from, different from each other.
+std::pair<std::string, std::string> two_fresh_loopback_addresses() {
+    const std::string first = fresh_loopback_address();
+    std::string second = fresh_loopback_address();
+    while (second == first) {
+        second = fresh_loopback_address();
+    }
+    return {first, second};
+}
+
+// Requests are sent from several threads while a flood from another address keeps the key over
+// its limit: one after the other, a slow machine could send them slower than 20 r/s.
 TEST(RateLimit, OverTheLimitAKeyGets429InTheContractShape) {
     Shop shop = make_shop();
     Json::Value customer = create_customer(shop, object({{"email", unique_email()}}));
     std::string path = "/api/v1/customers/" + customer["id"].asString();
-    int ok = 0;
-    Reply limited;
-    for (int i = 0; i < 30 && limited.status == 0; ++i) {
-        Reply r = get_with_key(path, shop.key);
-        if (r.status == 200) {
-            ++ok;
-        } else if (r.status == 429) {
-            limited = r;
-        } else {
-            FAIL() << "unexpected status " << r.status << ": " << r.body;
-        }
-    }
-    EXPECT_GE(ok, 1) << "the first requests are within the burst";
-    ASSERT_EQ(limited.status, 429) << "30 requests at once never hit a limit of 20 r/s, burst 2";
+    const auto [flooding, asking] = two_fresh_loopback_addresses();
+    EXPECT_EQ(get_from(asking, path, shop.key).status, 200) << "a key's first request is served";
+    Flood flood(flooding, shop.key, path, 200);
+    ASSERT_TRUE(flood.wait_until_limited()) << "the key never hit its limit of 20 r/s, burst 2";
+    const Reply limited = first_refused([&] { return get_from(asking, path, shop.key); });
+    ASSERT_EQ(limited.status, 429) << "the key's bucket follows it to another address";
     Json::Value body = parse_json(limited.body);
     EXPECT_EQ(body["success"], false);
     EXPECT_EQ(body["code"], "rate_limited");
@@ -154,26 +174,15 @@ TEST(RateLimit, OverTheLimitAKeyGets429InTheContractShape) {
 TEST(RateLimit, EachKeyHasItsOwnBucket) {
     Shop busy = make_shop();
     Shop quiet = make_shop();
-    for (int i = 0; i < 30; ++i) {
-        if (get_with_key("/api/v1/customers/1", busy.key).status == 429) {
-            break;
-        }
-    }
-    ASSERT_EQ(get_with_key("/api/v1/customers/1", busy.key).status, 429);
-    // Another key is untouched by the first one's burst (its customer 1 does not exist: 404).
-    EXPECT_EQ(get_with_key("/api/v1/customers/1", quiet.key).status, 404);
-}
-
-// The first of up to 10 tries of `request` refused with 429; else the last answer. (A flooded
-// address frees a slot every 25 ms, which a try may take before the flood does: without
-// the limit, none of the tries would be refused.)
-template <typename Request>
-Reply first_refused(Request request) {
-    Reply r;
-    for (int i = 0; i < 10 && r.status != 429; ++i) {
-        r = request();
-    }
-    return r;
+    const auto [flooding, asking] = two_fresh_loopback_addresses();
+    Flood flood(flooding, busy.key, "/api/v1/customers/1", 404);
+    ASSERT_TRUE(flood.wait_until_limited());
+    ASSERT_EQ(
+        first_refused([&] { return get_from(asking, "/api/v1/customers/1", busy.key); }).status,
+        429);
+    // Another key, from the same address, is untouched by the first one's flood (its
+    // customer 1 does not exist: 404).
+    EXPECT_EQ(get_from(asking, "/api/v1/customers/1", quiet.key).status, 404);
 }
 
 // The per-address limit covers what the per-key one cannot: no key, a new invented key on each
@@ -181,7 +190,7 @@ Reply first_refused(Request request) {
 // /healthz (which pings the database). While one address floods, those from it are refused.
 TEST(RateLimit, AnAddressOverItsLimitIsRefusedWithoutKeyWithInventedKeysAndOnHealthz) {
     const std::string from = fresh_loopback_address();
-    AddressFlood flood(from);
+    Flood flood(from, "", "/api/v1/customers/1", 401);
     ASSERT_TRUE(flood.wait_until_limited())
         << "keyless requests from " << from << " never hit the limit of 40 r/s, burst 10";
     const Reply healthz = first_refused([&] { return get_from(from, "/healthz", ""); });
@@ -199,12 +208,8 @@ TEST(RateLimit, AnAddressOverItsLimitIsRefusedWithoutKeyWithInventedKeysAndOnHea
 }
 
 TEST(RateLimit, EachAddressHasItsOwnBucket) {
-    const std::string busy = fresh_loopback_address();
-    std::string quiet = fresh_loopback_address();
-    while (quiet == busy) {
-        quiet = fresh_loopback_address();
-    }
-    AddressFlood flood(busy);
+    const auto [busy, quiet] = two_fresh_loopback_addresses();
+    Flood flood(busy, "", "/api/v1/customers/1", 401);
     ASSERT_TRUE(flood.wait_until_limited());
     // Without a key: /healthz answers (the database is up), the API 401.
     EXPECT_EQ(get_from(quiet, "/healthz", "").status, 200);
