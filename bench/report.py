@@ -61,6 +61,7 @@ FACTS = {
     "rounds": "BENCH_ROUNDS",
     "workers": "pool workers (the ceilings have as many)",
     "log_level": "the pool's log level",
+    "keepalive": "SUPPORTCRM_FCGI_KEEPALIVE: idle connections nginx keeps to the pool (0 = off)",
     "clk_tck": "clock ticks per second of /proc/<pid>/stat",
     "customers": "BENCH_CUSTOMERS",
     "tickets": "BENCH_TICKETS",
@@ -614,6 +615,9 @@ def header(records: Records, verdict: str) -> List[str]:
     lines += [
         f"- pool: {fact('workers')} workers, log-level {fact('log_level')}; ceilings: "
         f"{fact('workers')} workers each; MariaDB: private, innodb_flush_log_at_trx_commit=2",
+        "- nginx keep-alive to the pool and the ceilings (SUPPORTCRM_FCGI_KEEPALIVE): "
+        + (f"keepalive {records.facts['keepalive']} + fastcgi_keep_conn on"
+           if records.facts.get("keepalive", "0") != "0" else "off (a connection per request)"),
         f"- data: shop with {fact('customers')} customers, {fact('tickets')} tickets (5 with 20 "
         f"comments), {fact('surveys')} surveys over 6 days; seeded through the API in "
         f"{fact('seed_seconds')}s",
