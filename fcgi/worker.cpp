@@ -333,23 +333,20 @@ class Waiter {
     Waiter(const Waiter&) = delete;
     Waiter& operator=(const Waiter&) = delete;
 
-    // Watches `kept` (-1: none) besides the listening socket. A closed descriptor has left the
-    // set by itself (close(2) removes it), so only a change of number costs a call.
+    // Watches `kept` (-1: none) besides the listening socket. Added before every wait, not
+    // only when the number changes: a closed descriptor leaves the set by itself, and libfcgi
+    // may have closed the kept connection (nginx closed it) and accepted the next one under
+    // the same number; EEXIST says it is still the one registered.
     void watch(int kept) {
-        if (kept == kept_) {
+        kept_ = kept;
+        if (kept < 0) {
             return;
         }
-        if (kept_ >= 0) {
-            epoll_ctl(fd_, EPOLL_CTL_DEL, kept_, nullptr);  // ENOENT/EBADF when closed: fine
-        }
-        kept_ = kept;
-        if (kept_ >= 0) {
-            epoll_event ev{};
-            ev.events = EPOLLIN | EPOLLRDHUP;
-            ev.data.fd = kept_;
-            if (epoll_ctl(fd_, EPOLL_CTL_ADD, kept_, &ev) != 0) {
-                log::error_errno("epoll_ctl kept connection", errno);
-            }
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.fd = kept;
+        if (epoll_ctl(fd_, EPOLL_CTL_ADD, kept, &ev) != 0 && errno != EEXIST) {
+            log::error_errno("epoll_ctl kept connection", errno);
         }
     }
 
