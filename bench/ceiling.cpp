@@ -317,11 +317,6 @@ int run_worker(int listen_fd, const Options& o) {
             break;
         }
         worker.serve(request);
-        // As the pool: with connections waiting, a kept connection is closed with the answer.
-        pollfd waiting{listen_fd, POLLIN, 0};
-        if (request.keepConnection && poll(&waiting, 1, 0) > 0) {
-            request.keepConnection = 0;
-        }
         FCGX_Finish_r(&request);
     }
     return 0;

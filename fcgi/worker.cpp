@@ -396,19 +396,6 @@ bool trade_idle_for_waiting(FCGX_Request& fcgi, int listen_fd) {
     return true;
 }
 
-// Connections wait on the listening socket as a kept request ends: the worker will take one
-// next, so it closes this connection with the answer (libfcgi: END_REQUEST, then shutdown)
-// instead of keeping it only to close it idle a moment later. Closed with the answer, nginx
-// usually sees the end of the connection together with END_REQUEST and does not put it in its
-// cache; closed idle, nginx may already have picked it for the next request, which then fails
-// (a POST with 502; measured in docs/performance.md, "nginx keep-alive").
-void decline_keep_when_connections_wait(FCGX_Request& fcgi, int listen_fd) {
-    pollfd p{listen_fd, POLLIN, 0};
-    if (fcgi.keepConnection && poll(&p, 1, 0) > 0) {
-        fcgi.keepConnection = 0;
-    }
-}
-
 // True when `fd` has something to read now (a request, or nginx's close).
 bool readable_now(int fd) {
     pollfd p{fd, POLLIN, 0};
@@ -467,7 +454,6 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
             continue;
         }
         serve(fcgi, db, config, board);
-        decline_keep_when_connections_wait(fcgi, listen_fd);
         FCGX_Finish_r(&fcgi);
         // After the answer went out, not on any request's latency path.
         idempotency::maintain(db);
