@@ -515,9 +515,10 @@ stack_workers() {
 
 # stack_keepalive: the idle FastCGI connections the stack's nginx keeps open to the pool
 # (upstream `keepalive`, docs/operations.md "nginx keep-alive"): SUPPORTCRM_FCGI_KEEPALIVE,
-# 0 = off (a connection per request), default: as many as the pool has workers.
+# 0 = off (a connection per request, the default, as the shipped site), e.g. the pool's
+# workers to run a stack with it.
 stack_keepalive() {
-    local n=${SUPPORTCRM_FCGI_KEEPALIVE:-$(stack_workers)}
+    local n=${SUPPORTCRM_FCGI_KEEPALIVE:-0}
     [[ "$n" =~ ^[0-9]+$ ]] || die "SUPPORTCRM_FCGI_KEEPALIVE must be a number (0 = off), not '$n'"
     echo "$n"
 }
