@@ -379,8 +379,10 @@ class Waiter {
 // own is idle, so the waiting one is a request's). False (the kept one stays) when another
 // worker was quicker. nginx notices the close on its idle connection and drops it; should it
 // have sent a request on it in the same instant, it retries an idempotent one on another
-// connection (a cached connection's error) and answers a POST or PATCH 502: the race of every
-// server-side keep-alive close, docs/operations.md "nginx keep-alive".
+// connection (a cached connection's error) and answers a POST or PATCH 502 (the snippet's
+// 503 page): the race of every server-side keep-alive close, frequent once nginx has more
+// requests in flight than the pool has workers; why keep-alive is off by default
+// (docs/performance.md, "nginx keep-alive to the pool").
 bool trade_idle_for_waiting(FCGX_Request& fcgi, int listen_fd) {
     const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
