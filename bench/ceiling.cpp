@@ -24,6 +24,7 @@
 #include <cppconn/statement.h>
 #include <fcgiapp.h>
 #include <mysql_driver.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -271,6 +272,24 @@ class Worker {
     std::unique_ptr<sql::PreparedStatement> statement_;
 };
 
+// With nginx's keep-alive (fastcgi_keep_conn) the connection stays open after a request
+// (FCGI_KEEP_CONN): the worker waits on it and on the listening socket together and, when a
+// connection waits there first, closes the idle one and accepts (blocking, as without
+// keep-alive), the policy of the pool's workers (fcgi/worker.cpp), so that the rung with
+// keep-alive has the same model. Without a kept connection nothing changes.
+void leave_kept_for_waiting(FCGX_Request& request, int listen_fd) {
+    if (request.ipcFd < 0) {
+        return;
+    }
+    pollfd p[2] = {{request.ipcFd, POLLIN, 0}, {listen_fd, POLLIN, 0}};
+    while (poll(p, 2, -1) < 0 && errno == EINTR) {
+    }
+    if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0 && (p[1].revents & POLLIN) != 0) {
+        close(request.ipcFd);
+        request.ipcFd = -1;
+    }
+}
+
 int run_worker(int listen_fd, const Options& o) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     signal(SIGTERM, SIG_DFL);
@@ -292,7 +311,11 @@ int run_worker(int listen_fd, const Options& o) {
     }
     FCGX_Request request;
     FCGX_InitRequest(&request, listen_fd, 0);
-    while (FCGX_Accept_r(&request) >= 0) {
+    while (true) {
+        leave_kept_for_waiting(request, listen_fd);
+        if (FCGX_Accept_r(&request) < 0) {
+            break;
+        }
         worker.serve(request);
         FCGX_Finish_r(&request);
     }

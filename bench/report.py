@@ -61,6 +61,8 @@ FACTS = {
     "rounds": "BENCH_ROUNDS",
     "workers": "pool workers (the ceilings have as many)",
     "log_level": "the pool's log level",
+    "keepalive": "SUPPORTCRM_FCGI_KEEPALIVE: idle connections nginx keeps to the pool (0 = off)",
+    "keepalive_ab": "BENCH_KEEPALIVE_AB: each row also with keepalive N (0 = no A/B)",
     "clk_tck": "clock ticks per second of /proc/<pid>/stat",
     "customers": "BENCH_CUSTOMERS",
     "tickets": "BENCH_TICKETS",
@@ -428,6 +430,25 @@ def rung_verdict(errors: int) -> Verdict:
     return Verdict("—", "—", "—", "—", "ok" if errors == 0 else "FAIL (errors)", errors != 0, False)
 
 
+# bench/run's keep-alive A/B (BENCH_KEEPALIVE_AB): each row measured again with nginx's
+# keep-alive to the pool (and to the ceilings) on, recorded as "<row>+ka"; such a row has its
+# row's description and target, and is bounded by the rung measured with keep-alive too.
+KEEPALIVE_SUFFIX = "+ka"
+
+
+def split_variant(row: str) -> Tuple[str, str]:
+    """("S1", "+ka") for "S1+ka", ("S1", "") for "S1"."""
+    if row.endswith(KEEPALIVE_SUFFIX):
+        return row[: -len(KEEPALIVE_SUFFIX)], KEEPALIVE_SUFFIX
+    return row, ""
+
+
+def description(row: str) -> str:
+    base, variant = split_variant(row)
+    text = DESCRIPTIONS.get(base, "")
+    return text + (", keep-alive" if variant and text else "")
+
+
 def scenario_verdict(row: str, shown: RunFigures, errors: int,
                      rows: Dict[str, RowFigures]) -> Verdict:
     """A scenario against its target, its p99 rule and its errors.
@@ -435,7 +456,8 @@ def scenario_verdict(row: str, shown: RunFigures, errors: int,
     Comparisons use the figures as shown (ratio to 2 places, p50/p99 in ms to 2 places),
     so that the table never contradicts its own verdict.
     """
-    bound = BOUNDS[row]
+    row, variant = split_variant(row)
+    bound = BOUNDS[row] + variant
     bound_rps = float(rows[bound].shown.rps) if bound in rows else 0.0
     ratio = fixed(float(shown.rps) / bound_rps if bound_rps > 0 else 0, 2)
     if shown.p50 == NA:
@@ -450,6 +472,7 @@ def scenario_verdict(row: str, shown: RunFigures, errors: int,
             result = FAIL
     elif row in P50_TARGETS:
         reference, factor = P50_TARGETS[row]
+        reference += variant
         reference_p50 = rows[reference].shown.p50 if reference in rows else ""
         target = f"p50 ≤ {factor}× {reference} p50 ({reference_p50} ms)"
         if shown.p50 == NA or not number(shown.p50) <= factor * number(reference_p50 or "0"):
@@ -504,7 +527,7 @@ def results_table(rows: Dict[str, RowFigures]) -> Tuple[List[str], bool, bool]:
         shown, v = figures.shown, verdict_of(row, figures, rows)
         failed_run |= v.failed_run
         missed |= v.missed
-        lines.append(table_line([row, DESCRIPTIONS.get(row, ""), rps_shown(shown.rps), shown.p50,
+        lines.append(table_line([row, description(row), rps_shown(shown.rps), shown.p50,
                                  shown.p99, figures.errors, v.bound, v.ratio, v.target,
                                  v.p99_check, v.result]))
     return lines, failed_run, missed
@@ -614,6 +637,12 @@ def header(records: Records, verdict: str) -> List[str]:
     lines += [
         f"- pool: {fact('workers')} workers, log-level {fact('log_level')}; ceilings: "
         f"{fact('workers')} workers each; MariaDB: private, innodb_flush_log_at_trx_commit=2",
+        "- nginx keep-alive to the pool and the ceilings (SUPPORTCRM_FCGI_KEEPALIVE): "
+        + (f"A/B: each row with it off, then with keepalive {records.facts['keepalive_ab']} + "
+           "fastcgi_keep_conn on as <row>+ka (nginx reloaded in between)"
+           if records.facts.get("keepalive_ab", "0") != "0"
+           else f"keepalive {records.facts['keepalive']} + fastcgi_keep_conn on"
+           if records.facts.get("keepalive", "0") != "0" else "off (a connection per request)"),
         f"- data: shop with {fact('customers')} customers, {fact('tickets')} tickets (5 with 20 "
         f"comments), {fact('surveys')} surveys over 6 days; seeded through the API in "
         f"{fact('seed_seconds')}s",

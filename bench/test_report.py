@@ -213,6 +213,18 @@ class RoundsAndVerdicts(StackTest):
         brand = report.verdict_of("S6-brand", rows["S6-brand"], rows)
         self.assertEqual((brand.target, brand.result, brand.missed), ("(none)", "no target", False))
 
+    def test_keepalive_rows_are_bounded_by_the_keepalive_rung(self):
+        self.stack.measure("R1", 1, bench(4000, "1000.0"))
+        self.stack.measure("R1+ka", 1, bench(5000, "1250.0"))
+        self.stack.measure("S1", 1, bench(3400, "850.0"))
+        self.stack.measure("S1+ka", 1, bench(4000, "1000.0"))
+        rows = report.row_figures(self.stack.records())
+        ka = report.verdict_of("S1+ka", rows["S1+ka"], rows)
+        self.assertEqual((ka.bound, ka.ratio, ka.target, ka.result),
+                         ("R1+ka", "0.80×", "≥ 0.85× R1+ka", "FAIL"))
+        self.assertEqual(report.verdict_of("S1", rows["S1"], rows).bound, "R1")
+        self.assertEqual(report.description("S1+ka"), "GET customer, keep-alive")
+
     def test_rungs_only_count_errors(self):
         self.stack.measure("R0", 1, bench(0, "0.0"))
         self.stack.measure("R1", 1, bench(4000, "1000.0", nosuccess=1))

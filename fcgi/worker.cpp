@@ -195,6 +195,16 @@ void write_response(FCGX_Request& fcgi, const Request& request, const Response& 
     FCGX_PutStr(response.body.data(), static_cast<int>(response.body.size()), fcgi.out);
 }
 
+// On a kept connection (FCGI_KEEP_CONN) the next request follows this one's records: a body
+// the handler did not read (an early 4xx, say 413) must be read to its end first, or libfcgi
+// takes its STDIN records for the next request's start, a protocol error, and closes the
+// connection under the request nginx sent on it.
+void drain_body(FCGX_Stream* in) {
+    char buf[16384];
+    while (FCGX_GetStr(buf, sizeof buf, in) > 0) {
+    }
+}
+
 void log_access(const Request& r, const Outcome& o, std::chrono::steady_clock::duration took) {
     char line[96];
     double ms = std::chrono::duration<double, std::milli>(took).count();
@@ -247,6 +257,9 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config, SlotWriter& board) 
     const std::uint64_t db_errors = db.error_count();
     Outcome outcome = respond(request, db, routed, config.max_body_bytes);
     write_response(fcgi, request, outcome.response);
+    if (fcgi.keepConnection) {
+        drain_body(fcgi.in);
+    }
     const auto took = std::chrono::steady_clock::now() - started;
     log_access(request, outcome, took);
     const bool slow = config.slowlog_threshold != 0 &&
@@ -297,39 +310,99 @@ bool connect_before_serving(Db& db, int ready_fd) {
     return false;
 }
 
-class EpollFd {
+// What an idle worker waits for: a new connection on the listening socket (EXCLUSIVE: a new
+// connection wakes one idle worker, not all of them) and, while nginx keeps the connection of
+// the last request open (fastcgi_keep_conn, FCGI_KEEP_CONN), the next request on that one.
+class Waiter {
   public:
-    explicit EpollFd(int listen_fd) : fd_(epoll_create1(EPOLL_CLOEXEC)) {
+    enum class Event { none, kept, listener };
+
+    explicit Waiter(int listen_fd) : fd_(epoll_create1(EPOLL_CLOEXEC)) {
         epoll_event ev{};
-        // EXCLUSIVE: a new connection wakes one idle worker, not all of them.
         ev.events = EPOLLIN | EPOLLEXCLUSIVE;
         ev.data.fd = listen_fd;
         if (fd_ < 0 || epoll_ctl(fd_, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
             log::error_errno("epoll", errno);
         }
     }
-    ~EpollFd() {
+    ~Waiter() {
         if (fd_ >= 0) {
             close(fd_);
         }
     }
-    EpollFd(const EpollFd&) = delete;
-    EpollFd& operator=(const EpollFd&) = delete;
+    Waiter(const Waiter&) = delete;
+    Waiter& operator=(const Waiter&) = delete;
 
-    // Waits for a connection with the handled signals unblocked; false when one arrived.
-    bool wait() {
+    // Watches `kept` (-1: none) besides the listening socket. Added before every wait, not
+    // only when the number changes: a closed descriptor leaves the set by itself, and libfcgi
+    // may have closed the kept connection (nginx closed it) and accepted the next one under
+    // the same number; EEXIST says it is still the one registered.
+    void watch(int kept) {
+        kept_ = kept;
+        if (kept < 0) {
+            return;
+        }
         epoll_event ev{};
-        int n = epoll_pwait(fd_, &ev, 1, -1, &signals::wait_mask());
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.fd = kept;
+        if (epoll_ctl(fd_, EPOLL_CTL_ADD, kept, &ev) != 0 && errno != EEXIST) {
+            log::error_errno("epoll_ctl kept connection", errno);
+        }
+    }
+
+    // Waits with the handled signals unblocked. A request on the kept connection wins over a
+    // new connection: it is already ours, and a worker that left it would strand it.
+    Event wait() {
+        epoll_event ev[2]{};
+        int n = epoll_pwait(fd_, ev, 2, -1, &signals::wait_mask());
         if (n < 0 && errno != EINTR) {
             log::error_errno("epoll_pwait", errno);
             sleep(1);  // do not spin on a persistent error
         }
-        return n > 0;
+        Event event = Event::none;
+        for (int i = 0; i < n; ++i) {
+            event = (kept_ >= 0 && ev[i].data.fd == kept_) ? Event::kept
+                    : event == Event::kept                 ? Event::kept
+                                                           : Event::listener;
+        }
+        return event;
     }
 
   private:
     int fd_;
+    int kept_ = -1;
 };
+
+// A connection waits on the listening socket while this worker holds an idle kept one: the
+// worker takes the waiting one and closes the idle one, so that an idle connection never holds
+// a worker another connection waits for (nginx opens a new connection only when none of its
+// own is idle, so the waiting one is a request's). False (the kept one stays) when another
+// worker was quicker. nginx notices the close on its idle connection and drops it; should it
+// have sent a request on it in the same instant, it retries an idempotent one on another
+// connection (a cached connection's error) and answers a POST or PATCH 502 (the snippet's
+// 503 page): the race of every server-side keep-alive close, frequent once nginx has more
+// requests in flight than the pool has workers; why keep-alive is off by default
+// (docs/performance.md, "nginx keep-alive to the pool").
+bool trade_idle_for_waiting(FCGX_Request& fcgi, int listen_fd) {
+    const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
+            log::error_errno("accept", errno);
+        }
+        return false;
+    }
+    close(fcgi.ipcFd);
+    // libfcgi reads the next request from ipcFd when it is open (FCGX_Accept_r), and the
+    // last request's keepConnection tells FCGX_Finish_r not to close it first.
+    fcgi.ipcFd = fd;
+    return true;
+}
+
+// True when `fd` has something to read now (a request, or nginx's close).
+bool readable_now(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
 
 }  // namespace
 
@@ -357,15 +430,24 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
         log::debug("worker stopping before it served");
         return 0;
     }
-    EpollFd epoll(listen_fd);
+    Waiter waiter(listen_fd);
     board.idle();
     log::debug("worker ready");
 
     while (!signals::stop_requested) {
-        if (!epoll.wait()) {
+        // fcgi.ipcFd is open here only when nginx keeps the last request's connection.
+        waiter.watch(fcgi.ipcFd);
+        const Waiter::Event event = waiter.wait();
+        if (event == Waiter::Event::none) {
             continue;
         }
-        // The listen socket is non-blocking: another worker may have taken the connection.
+        if (event == Waiter::Event::listener && fcgi.ipcFd >= 0 &&
+            !trade_idle_for_waiting(fcgi, listen_fd)) {
+            continue;
+        }
+        // With no connection open, libfcgi accepts one; the listen socket is non-blocking, and
+        // another worker may have taken it. On a kept connection it reads the next request,
+        // or nginx's close, which closes ours (and then finds nothing to accept).
         int rc = FCGX_Accept_r(&fcgi);
         if (rc < 0) {
             if (rc != -EAGAIN && rc != -EWOULDBLOCK && rc != -EINTR) {
@@ -378,13 +460,22 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
         // After the answer went out, not on any request's latency path.
         idempotency::maintain(db);
     }
+    // A request nginx has already sent on the kept connection is answered, not dropped; an
+    // idle kept connection is closed (nginx drops it from its cache).
+    if (fcgi.ipcFd >= 0 && readable_now(fcgi.ipcFd) && FCGX_Accept_r(&fcgi) == 0) {
+        serve(fcgi, db, config, board);
+        FCGX_Finish_r(&fcgi);
+    }
+    if (fcgi.ipcFd >= 0) {
+        FCGX_Free(&fcgi, 1);
+    }
     // A connection whose wake-up coincided with our stop signal may be waiting with no other
     // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued.
     if (FCGX_Accept_r(&fcgi) == 0) {
         serve(fcgi, db, config, board);
         FCGX_Finish_r(&fcgi);
     }
-    FCGX_Free(&fcgi, 0);
+    FCGX_Free(&fcgi, fcgi.ipcFd >= 0 ? 1 : 0);
     log::debug("worker stopping");
     return 0;
 }

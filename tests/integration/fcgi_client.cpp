@@ -282,7 +282,7 @@ Connection::~Connection() {
 }
 
 Connection::Connection(Connection&& other) noexcept
-    : fd_(other.fd_), socket_path_(std::move(other.socket_path_)) {
+    : fd_(other.fd_), socket_path_(std::move(other.socket_path_)), keep_conn_(other.keep_conn_) {
     other.fd_ = -1;
 }
 
@@ -320,11 +320,12 @@ void Connection::send_all(std::string_view bytes, Millis timeout) {
     }
 }
 
-void Connection::send_head(const Request& request, Millis timeout) {
+void Connection::send_head(const Request& request, Millis timeout, bool keep_conn) {
+    keep_conn_ = keep_conn;
     std::string begin;
     begin.push_back(static_cast<char>(kResponder >> 8));
     begin.push_back(static_cast<char>(kResponder & 0xff));
-    begin.push_back('\0');  // flags: no FCGI_KEEP_CONN, the server closes after the answer
+    begin.push_back(keep_conn ? '\1' : '\0');  // FCGI_KEEP_CONN: the server keeps it open
     begin.append(5, '\0');
     std::string params;
     for (const auto& [name, value] : request.params()) {
@@ -385,7 +386,9 @@ Response Connection::read_response(Millis timeout) {
                     (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
                 response.protocol_status = b[4];
                 parse_cgi_response(out, response);
-                close();
+                if (!keep_conn_) {
+                    close();
+                }
                 if (!response.body.empty()) {  // a HEAD answer has none
                     EXPECT_TRUE(is_strict_json(response.body)) << response.describe();
                 }

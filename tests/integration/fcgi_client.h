@@ -77,8 +77,9 @@ std::string encode_name_value(std::string_view name, std::string_view value);
 // Throws Error(protocol) when there is no header block.
 void parse_cgi_response(const std::string& raw, Response& out);
 
-// One connection carrying one request. Use request() for the usual case; the parts below let a
-// test hold a request in flight (head and part of the body now, the rest later).
+// One connection carrying one request (or several in turn, with keep_conn). Use request() for the
+// usual case; the parts below let a test hold a request in flight (head and part of the body now,
+// the rest later).
 class Connection {
   public:
     // Connects to the unix socket at `socket_path` (retrying only while the backlog is full).
@@ -89,8 +90,12 @@ class Connection {
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
 
-    // FCGI_BEGIN_REQUEST (RESPONDER, no keep-conn) + FCGI_PARAMS records + the empty PARAMS.
-    void send_head(const Request& request, Millis timeout = kDefaultTimeout);
+    // FCGI_BEGIN_REQUEST (RESPONDER) + FCGI_PARAMS records + the empty PARAMS. With
+    // keep_conn (FCGI_KEEP_CONN, what nginx's fastcgi_keep_conn sends) the server leaves the
+    // connection open after the answer, and read_response does too: the next request may
+    // follow on it.
+    void send_head(const Request& request, Millis timeout = kDefaultTimeout,
+                   bool keep_conn = false);
     // FCGI_STDIN records carrying `data` (nothing is sent for empty data).
     void send_stdin(std::string_view data, Millis timeout = kDefaultTimeout);
     // The empty FCGI_STDIN record that ends the body.
@@ -106,6 +111,7 @@ class Connection {
 
     int fd_ = -1;
     std::string socket_path_;
+    bool keep_conn_ = false;
 };
 
 // Connects, sends the whole request, reads the whole response; one overall timeout.

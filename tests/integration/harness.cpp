@@ -409,6 +409,12 @@ void expect_described(const HttpResponse& r) {
     }
 }
 
+HttpResponse http_to(const std::string& base_url, const std::string& method,
+                     const std::string& path, const Headers& headers,
+                     const std::optional<std::string>& body) {
+    return send_to(base_url, method, path, headers, body);
+}
+
 HttpResponse http_unchecked(const std::string& method, const std::string& path,
                             const Headers& headers, const std::optional<std::string>& body) {
     HttpResponse r = http_any_body(method, path, headers, body);

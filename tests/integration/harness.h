@@ -115,6 +115,12 @@ HttpResponse http_any_body(const std::string& method, const std::string& path,
                            const Headers& headers = {},
                            const std::optional<std::string>& body = std::nullopt);
 
+// it::http_any_body to another server of the same stack: base_url + path (e.g.
+// SUPPORTCRM_NO_KEEPALIVE_URL's).
+HttpResponse http_to(const std::string& base_url, const std::string& method,
+                     const std::string& path, const Headers& headers = {},
+                     const std::optional<std::string>& body = std::nullopt);
+
 // GET /metrics's Prometheus text (extensions.md §E6); throws unless it answers 200.
 std::string metrics();
 // The value of one sample line ("name{labels} value") of that text, 0 when absent.

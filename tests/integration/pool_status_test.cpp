@@ -9,11 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -399,3 +402,147 @@ TEST(PoolStatus, OnlyListedAddressesReachStatusAndMetrics) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// nginx keep-alive to the pool (upstream keepalive + fastcgi_keep_conn; docs/operations.md
+// "nginx keep-alive"). The stack's main server keeps connections; SUPPORTCRM_NO_KEEPALIVE_URL is
+// a server of the same stack and pool with fastcgi_keep_conn off. Neither test waits for time.
+
+std::string no_keepalive_url() {
+    const char* url = std::getenv("SUPPORTCRM_NO_KEEPALIVE_URL");
+    return url == nullptr ? std::string() : std::string(url);
+}
+
+// Every worker busy on a kept connection (a held comment each), then one more request: nginx has
+// no idle connection, opens a new one and it waits in the listen queue. Once the held requests
+// are answered their connections go idle in nginx's cache, every one with a worker waiting on
+// it: the one in the queue must still be served (a worker trades its idle connection for it),
+// not wait for nginx to close an idle connection (upstream keepalive_timeout 60 s) or answer
+// 503 at fastcgi_read_timeout (30 s).
+TEST(KeepAlive, AConnectionQueuedBehindIdleKeptOnesIsServed) {
+    if (no_keepalive_url().empty()) {
+        GTEST_SKIP() << "keep-alive is off in this stack (SUPPORTCRM_FCGI_KEEPALIVE=0)";
+    }
+    const it::OneHostOnly one_pool;
+    const unsigned workers = config_value("workers");
+    const it::tickets::World world = it::tickets::make_world();
+    const std::string ticket = it::tickets::create_ticket_id(world);
+    it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
+    std::vector<std::future<HttpResponse>> held;
+    for (unsigned i = 0; i < workers; ++i) {
+        held.push_back(std::async(std::launch::async, [&] {
+            return it::http_unchecked("POST", it::tickets::comments_path(ticket),
+                                      it::json_headers(world.shop),
+                                      std::string(R"({"text":"kept"})"));
+        }));
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (lock.waiting() < static_cast<int64_t>(workers) && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_GE(lock.waiting(), static_cast<int64_t>(workers)) << "not every worker blocked";
+    const std::string customer = std::to_string(world.customer_id);
+    std::future<HttpResponse> queued = std::async(std::launch::async, [&] {
+        return it::http_unchecked("GET", "/api/v1/customers/" + customer,
+                                  it::key_header(world.shop));
+    });
+    const auto queued_by = Clock::now() + std::chrono::seconds(30);
+    while (listen_queue_now() < 1 && Clock::now() < queued_by) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_GE(listen_queue_now(), 1) << "the request never waited in the listen queue";
+    lock.release();
+    for (auto& r : held) {
+        EXPECT_TRUE(it::is_success(r.get(), 201));
+    }
+    const auto released = Clock::now();
+    const HttpResponse r = queued.get();
+    EXPECT_EQ(r.status, 200) << r.describe();
+    EXPECT_LT(Clock::now() - released, std::chrono::seconds(25))
+        << "it waited for an idle kept connection's timeout";
+}
+
+// 4x as many concurrent clients as workers, fast reads mixed with requests held in the
+// database (slow), first through the server without keep-alive, then through the one with it.
+// Every request is answered 2xx on both, and none with keep-alive waits anywhere near a timeout
+// (fastcgi_read_timeout 30 s, nginx's idle keepalive_timeout 60 s); both p99s are printed for
+// the comparison (docs/performance.md), not asserted: wall-clock on a shared machine.
+TEST(KeepAlive, FourTimesTheWorkersInClientsWithSlowRequestsAllAnswered) {
+    const std::string plain = no_keepalive_url();
+    if (plain.empty()) {
+        GTEST_SKIP() << "keep-alive is off in this stack (SUPPORTCRM_FCGI_KEEPALIVE=0)";
+    }
+    const it::OneHostOnly one_pool;
+    const unsigned workers = config_value("workers");
+    const unsigned clients = 4 * workers;
+    const unsigned slow = std::max(1U, workers / 2);
+    constexpr int kPerClient = 25;
+    const it::tickets::World world = it::tickets::make_world();
+    const std::string customer_path = "/api/v1/customers/" + std::to_string(world.customer_id);
+
+    struct Run {
+        std::vector<double> ms;
+        std::vector<std::string> failures;
+    };
+    auto run = [&](const std::string& base) {
+        const std::string ticket = it::tickets::create_ticket_id(world);
+        it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
+        std::vector<std::future<HttpResponse>> held;
+        for (unsigned i = 0; i < slow; ++i) {
+            held.push_back(std::async(std::launch::async, [&] {
+                return it::http_to(base, "POST", it::tickets::comments_path(ticket),
+                                   it::json_headers(world.shop), std::string(R"({"text":"slow"})"));
+            }));
+        }
+        // Polled no faster than every 100 ms: InnoDB refreshes INNODB_TRX only when it was not
+        // read for that long.
+        const auto deadline = Clock::now() + std::chrono::seconds(30);
+        while (lock.waiting() < static_cast<int64_t>(slow) && Clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        }
+        EXPECT_GE(lock.waiting(), static_cast<int64_t>(slow)) << "the slow requests never waited";
+        Run out;
+        std::mutex m;
+        std::vector<std::thread> threads;
+        for (unsigned c = 0; c < clients; ++c) {
+            threads.emplace_back([&] {
+                for (int i = 0; i < kPerClient; ++i) {
+                    const auto t0 = Clock::now();
+                    const HttpResponse r =
+                        it::http_to(base, "GET", customer_path, it::key_header(world.shop));
+                    const double ms =
+                        std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                    const std::lock_guard<std::mutex> g(m);
+                    out.ms.push_back(ms);
+                    if (r.status != 200) {
+                        out.failures.push_back(r.describe());
+                    }
+                }
+            });
+        }
+        for (std::thread& t : threads) {
+            t.join();
+        }
+        lock.release();
+        for (auto& r : held) {
+            const HttpResponse done = r.get();
+            if (done.status != 201) {
+                out.failures.push_back(done.describe());
+            }
+        }
+        std::sort(out.ms.begin(), out.ms.end());
+        return out;
+    };
+    const Run off = run(plain);
+    const Run on = run(it::env().base_url);
+    auto p99 = [](const Run& r) { return r.ms[r.ms.size() * 99 / 100]; };
+    ASSERT_EQ(on.ms.size(), std::size_t{clients} * kPerClient);
+    EXPECT_TRUE(off.failures.empty()) << off.failures.front();
+    EXPECT_TRUE(on.failures.empty()) << on.failures.front();
+    EXPECT_LT(on.ms.back(), 25000.0) << "a request waited for an idle connection's timeout";
+    std::printf(
+        "keep-alive off: p50 %.1f ms p99 %.1f ms max %.1f ms; on: p50 %.1f ms p99 %.1f "
+        "ms max %.1f ms (%u clients, %u workers, %u held)\n",
+        off.ms[off.ms.size() / 2], p99(off), off.ms.back(), on.ms[on.ms.size() / 2], p99(on),
+        on.ms.back(), clients, workers, slow);
+}

@@ -53,6 +53,24 @@ it::fcgi::Request get(const std::string& uri) {
     return r;
 }
 
+// One request on a connection opened with FCGI_KEEP_CONN (as nginx's fastcgi_keep_conn does);
+// the connection stays open for the next.
+it::fcgi::Response on_kept(it::fcgi::Connection& c, const it::fcgi::Request& request) {
+    c.send_head(request, kRequestTimeout, true);
+    c.end_stdin();
+    return c.read_response(kRequestTimeout);
+}
+
+// True when the server closes `fd` (EOF or reset) within `timeout`.
+bool closed_by_server(int fd, Millis timeout) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(timeout.count())) <= 0) {
+        return false;
+    }
+    char byte = 0;
+    return recv(fd, &byte, 1, MSG_DONTWAIT) <= 0;
+}
+
 it::fcgi::Request create_customer(const std::string& key, const std::string& email) {
     it::fcgi::Request r;
     r.method = "POST";
@@ -848,6 +866,53 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     EXPECT_EQ(it::proc::count(log, "shutdown-timeout reached"), 0u);
     EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
     EXPECT_FALSE(file_exists(socket_path()));
+}
+
+// nginx's keep-alive (fastcgi_keep_conn): a kept connection between requests is idle, not a
+// request in hand. A reload retires the worker waiting on it (it closes the connection and
+// exits 0) and the new pool serves kept connections in turn.
+TEST_F(Process, ReloadRetiresWorkersOnIdleKeptConnections) {
+    Proc& master = start_master("reload-kept", 10);
+    ASSERT_FALSE(HasFailure());
+    const std::vector<pid_t> first_workers = master.children();
+    it::fcgi::Connection kept(socket_path());
+    ASSERT_TRUE(answered(on_kept(kept, get("/healthz")), 200));
+    ASSERT_TRUE(answered(on_kept(kept, get("/healthz")), 200)) << "the second on the same one";
+
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log("reload: re-executing ", kStartTimeout));
+    EXPECT_TRUE(ready_after_last_reload(master));
+    EXPECT_TRUE(closed_by_server(kept.fd(), kWaitBound)) << "the old worker kept it open";
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2))
+        << "the old workers did not both exit with status 0";
+    it::fcgi::Connection fresh(socket_path());
+    EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
+    EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
+    EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
+    expect_all_replaced(first_workers, master.children());
+    stop_cleanly(master);
+}
+
+// A stop does not wait for idle kept connections: workers on them close them and exit at once,
+// long before shutdown-timeout.
+TEST_F(Process, StopClosesIdleKeptConnectionsAtOnce) {
+    Proc& master = start_master("stop-kept", 10);
+    ASSERT_FALSE(HasFailure());
+    it::fcgi::Connection a(socket_path());
+    it::fcgi::Connection b(socket_path());
+    ASSERT_TRUE(answered(on_kept(a, get("/healthz")), 200));
+    ASSERT_TRUE(answered(on_kept(b, get("/healthz")), 200));
+    const Clock::time_point stopped_at = Clock::now();
+    master.signal(SIGTERM);
+    std::optional<it::proc::ExitStatus> st = master.wait_exit(Millis(8000));
+    ASSERT_TRUE(st) << "idle kept connections held the stop";
+    EXPECT_EQ(st->describe(), "exit 0");
+    EXPECT_LT(millis_since(stopped_at), 8000);
+    EXPECT_TRUE(closed_by_server(a.fd(), kWaitBound));
+    EXPECT_TRUE(closed_by_server(b.fd(), kWaitBound));
+    const std::string log = master.log();
+    EXPECT_EQ(it::proc::count(log, "shutdown-timeout reached"), 0u);
+    EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
 }
 
 // ---------------------------------------------------------------------------------------------
