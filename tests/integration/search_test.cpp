@@ -116,12 +116,12 @@ TEST(Search, AssignedToIsAUserOrNone) {
 TEST(Search, TagsRepeatAndAllMustBeThereExactly) {
     const World w = it::tickets::make_world();
     const std::string both = it::tickets::create_ticket_id(
-        w, it::object({{"tags", it::tickets::array({"vip", "a\"b é"})}}));
+        w, it::object({{"tags", it::tickets::array({"vip", "a\"b/é"})}}));
     const std::string vip =
         it::tickets::create_ticket_id(w, it::object({{"tags", it::tickets::array({"vip"})}}));
 
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vip"), (List{vip, both}));
-    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vip&tag=" + encode("a\"b é")), List{both});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vip&tag=" + encode("a\"b/é")), List{both});
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=VIP"), List{});
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vi"), List{});
     std::string same, distinct;
