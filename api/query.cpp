@@ -47,4 +47,14 @@ std::optional<std::string> QueryParams::get(std::string_view name) const {
     return std::nullopt;
 }
 
+std::vector<std::string> QueryParams::get_all(std::string_view name) const {
+    std::vector<std::string> out;
+    for (const auto& [n, v] : params_) {
+        if (n == name) {
+            out.push_back(v);
+        }
+    }
+    return out;
+}
+
 }  // namespace supportcrm

@@ -15,6 +15,8 @@ class QueryParams {
 
     // The first value given for name; nullopt when the parameter is absent.
     std::optional<std::string> get(std::string_view name) const;
+    // Every value given for name, in order (a parameter that may repeat: E10's tag).
+    std::vector<std::string> get_all(std::string_view name) const;
 
   private:
     std::vector<std::pair<std::string, std::string>> params_;

@@ -248,7 +248,7 @@ class WholeReport(StackTest):
                       "| PASS | PASS |\n", text)
         self.assertIn("| VmRSS busy (mid-run, largest over the S rows: S1) | 8000 | 7.8 "
                       "| 2000 / 4000 | 3000 | ≤ 8 MiB | PASS |\n", text)
-        self.assertIn("| S1 | 3 | 2.00 | 3.00 | 0 |\n", text)
+        self.assertIn("| S1 | GET customer | 3 | 2.00 | 3.00 | 0 |  |  |\n", text)
         self.assertNotIn("- rounds:", text)
         self.assertNotIn("- scale:", text)
 

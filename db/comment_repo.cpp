@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "db/comment_sql.h"
+#include "db/search_repo.h"
 #include "db/webhook_repo.h"
 
 namespace supportcrm {
@@ -111,6 +112,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!c.is_from_shop) {
         reopen_for_customer(db, ticket_id, added);
     }
+    index_comment_words(db, added.shop_id, ticket_id, c.text);  // found once committed (E10)
     tx.commit();
     return added;
 }

@@ -1,7 +1,10 @@
 #include "db/customer_repo.h"
 
 #include "common/text.h"
+#include "common/words.h"
 #include "db/customer_sql.h"
+#include "db/search_repo.h"
+#include "db/search_sql.h"
 
 namespace supportcrm {
 namespace {
@@ -103,6 +106,9 @@ std::optional<CustomerRow> find_existing_customer(Db& db, std::uint64_t shop_id,
 
 InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const NewCustomer& c) {
     InsertedCustomer out;
+    // The row and its words (extensions.md §E10) commit together. A duplicate writes nothing
+    // and commits that nothing: an enclosing transaction (Idempotency-Key) goes on.
+    Transaction tx(db);
     try {
         db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
             bind_customer_fields(st, c);
@@ -119,16 +125,56 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
     } catch (const UniqueViolation&) {
         out.result = InsertedCustomer::Result::duplicate;
     }
+    if (out.result == InsertedCustomer::Result::inserted) {
+        index_customer(db, out.shop.id, out.id, c, /*created=*/true);
+    }
+    tx.commit();
     return out;
 }
+
+namespace {
+
+// E10's q: from the customers having its rarest word, or along the shop's customers.
+std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
+                                               const std::vector<std::string>& list,
+                                               std::uint64_t before_id, std::uint64_t rows) {
+    std::vector<CustomerRow> out;
+    SearchStart start = choose_search_start(db, Stmt::customer_word_count, shop_id, list);
+    if (start.none) {
+        return out;
+    }
+    const Stmt id = start.like ? Stmt::customers_search_by_word : Stmt::customers_search_scan;
+    return db.run(id, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        if (start.like) {
+            st.setUInt64(i++, shop_id);
+            st.setString(i++, *start.like);
+        }
+        st.setUInt64(i++, shop_id);
+        st.setString(i++, words::json_array(list));
+        st.setUInt64(i++, before_id);
+        st.setUInt64(i++, rows);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            out.push_back(read_customer(*rs, layout::customers_page::customer));
+        }
+        return out;
+    });
+}
+
+}  // namespace
 
 std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
                                              const CustomerFilter& filter, std::uint64_t before_id,
                                              std::uint64_t rows) {
     using Kind = CustomerFilter::Kind;
+    if (filter.kind == Kind::q) {
+        return search_customers_page(db, shop_id, filter.words, before_id, rows);
+    }
     Stmt id = Stmt::customers_page;
     std::string value;
     switch (filter.kind) {
+        case Kind::q:  // above
         case Kind::none:
             break;
         case Kind::email:

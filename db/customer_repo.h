@@ -73,9 +73,10 @@ CustomerRow row_of_new_customer(std::uint64_t id, const NewCustomer& c);
 // GET /api/v1/customers: at most one filter, compared as duplicate detection compares
 // (email trimmed and case-insensitive, phone_number trimmed), storefront_id exactly.
 struct CustomerFilter {
-    enum class Kind { none, email, phone_number, storefront_id };
+    enum class Kind { none, email, phone_number, storefront_id, q };
     Kind kind = Kind::none;
     std::string value;
+    std::vector<std::string> words;  // Kind::q: the words of `q` (words::query())
 };
 
 // Up to `rows` customers of the shop matching the filter with an id below `before_id`, newest

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "db/erasure_sql.h"
+#include "db/search_repo.h"
 
 namespace supportcrm {
 namespace {
@@ -93,6 +94,7 @@ bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeuti
             st.setUInt64(2, id);
             st.executeUpdate();
         });
+        erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
     }
     return erased;
 }
@@ -109,6 +111,9 @@ void finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, unsigned ba
     scrub_all(db, Stmt::erase_comments, id, batch);
     scrub_all(db, Stmt::erase_tickets, id, batch);
     scrub_all(db, Stmt::erase_surveys, id, batch);
+    // The tickets' words (extensions.md §E10): their names and comments are gone.
+    while (erase_ticket_words_batch(db, id, batch) >= batch) {
+    }
     while (erase_idempotency_batch(db, shop_id, id, batch) >= batch) {
     }
     while (erase_events_batch(db, shop_id, id, batch) >= batch) {

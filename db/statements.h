@@ -17,6 +17,7 @@
 #include "db/customer_sql.h"
 #include "db/erasure_sql.h"
 #include "db/idempotency_sql.h"
+#include "db/search_sql.h"
 #include "db/secret_sql.h"
 #include "db/survey_sql.h"
 #include "db/ticket_sql.h"
@@ -33,6 +34,7 @@ namespace supportcrm {
     SUPPORTCRM_CUSTOMER_STATEMENTS(S)     \
     SUPPORTCRM_ERASURE_STATEMENTS(S)      \
     SUPPORTCRM_TICKET_STATEMENTS(S)       \
+    SUPPORTCRM_SEARCH_STATEMENTS(S)       \
     SUPPORTCRM_COMMENT_STATEMENTS(S)      \
     SUPPORTCRM_SURVEY_STATEMENTS(S)       \
     SUPPORTCRM_ADMIN_STATEMENTS(S)        \

@@ -2,6 +2,10 @@
 
 #include <cppconn/datatype.h>
 
+#include "common/json_writer.h"
+#include "common/words.h"
+#include "db/search_repo.h"
+#include "db/search_sql.h"
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
@@ -145,10 +149,90 @@ TicketRow read_ticket_row(const sql::ResultSet& rs) {
     return row;
 }
 
+// Binds a filter's pair of placeholders (SUPPORTCRM_TICKET_FILTERS): NULL twice when absent.
+template <typename T, typename Set>
+void bind_pair(sql::PreparedStatement& st, unsigned& i, const std::optional<T>& v, Set set) {
+    if (v) {
+        set(i++, *v);
+        set(i++, *v);
+    } else {
+        st.setNull(i++, sql::DataType::VARCHAR);
+        st.setNull(i++, sql::DataType::VARCHAR);
+    }
+}
+
+std::optional<std::string> tags_json(const std::vector<std::string>& tags) {
+    if (tags.empty()) {
+        return std::nullopt;
+    }
+    std::string out;
+    JsonWriter w(out);
+    w.begin_array();
+    for (const std::string& t : tags) {
+        w.string(t);
+    }
+    w.end_array();
+    return out;
+}
+
+void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFilter& f) {
+    const auto str = [&](unsigned at, const std::string& v) { st.setString(at, v); };
+    const auto u64 = [&](unsigned at, std::uint64_t v) { st.setUInt64(at, v); };
+    bind_pair(st, i, f.customer_id, u64);
+    bind_pair(
+        st, i,
+        f.updated_since ? std::optional<std::string>(db_time(*f.updated_since)) : std::nullopt,
+        str);
+    bind_pair(st, i, f.channel, str);
+    bind_pair(st, i, f.assigned_to, u64);
+    bind_pair(st, i, f.status, str);
+    bind_pair(st, i, tags_json(f.tags), str);
+    bind_pair(
+        st, i,
+        f.words.empty() ? std::nullopt : std::optional<std::string>(words::json_array(f.words)),
+        str);
+}
+
+// E10: the statements of db/search_sql.h, from the rarest word of q or along the shop's tickets.
+std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
+                                           std::uint64_t before_id, std::uint64_t rows) {
+    std::vector<TicketRow> out;
+    if (f.matches_nothing) {
+        return out;
+    }
+    SearchStart start;
+    if (!f.words.empty()) {
+        start = choose_search_start(db, Stmt::ticket_word_count, shop_id, f.words);
+        if (start.none) {
+            return out;
+        }
+    }
+    const Stmt id = start.like ? Stmt::tickets_filtered_by_word : Stmt::tickets_filtered_scan;
+    return db.run(id, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        if (start.like) {
+            st.setUInt64(i++, shop_id);
+            st.setString(i++, *start.like);
+        }
+        st.setUInt64(i++, shop_id);
+        bind_ticket_filters(st, i, f);
+        st.setUInt64(i++, before_id);
+        st.setUInt64(i++, rows);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            out.push_back(read_ticket_row(*rs));
+        }
+        return out;
+    });
+}
+
 }  // namespace
 
 std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& filter,
                                          std::uint64_t before_id, std::uint64_t rows) {
+    if (filter.searching()) {
+        return search_tickets_page(db, shop_id, filter, before_id, rows);
+    }
     Stmt id = filter.customer_id
                   ? (filter.updated_since ? Stmt::tickets_page_customer_since
                                           : Stmt::tickets_page_customer)

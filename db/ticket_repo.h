@@ -41,10 +41,26 @@ struct TicketRow {
     NewTicket ticket;
 };
 
-// GET /api/v1/tickets: the two filters combine; absent ones are nullopt.
+// GET /api/v1/tickets: the filters combine (extensions.md §E3, §E10); absent ones are nullopt
+// or empty.
 struct TicketFilter {
     std::optional<std::uint64_t> customer_id;
     std::optional<timeutil::Millis> updated_since;  // lastMessageTime at or after
+    // E10. status: the statuses wanted as a comma list in the order OPEN, PENDING, SOLVED,
+    // CLOSED, none; assigned_to 0 is `none`; tags all of which a ticket carries (distinct,
+    // sorted); words of `q` (words::query()).
+    std::optional<std::string> status;
+    std::optional<std::uint64_t> assigned_to;
+    std::optional<std::string> channel;
+    std::vector<std::string> tags;
+    std::vector<std::string> words;
+    // A value no ticket can hold (a tag over 255 characters, text that is not UTF-8): the
+    // answer is an empty list without asking the database.
+    bool matches_nothing = false;
+    // Whether a filter of E10 is given (the statements of db/search_sql.h read the page).
+    bool searching() const {
+        return status || assigned_to || channel || !tags.empty() || !words.empty();
+    }
 };
 
 // Up to `rows` tickets of the shop matching the filter with an id below `before_id`, newest

@@ -15,6 +15,7 @@
 #include "common/json_writer.h"
 #include "common/text.h"
 #include "db/customer_repo.h"
+#include "db/search_repo.h"
 #include "db/webhook_repo.h"
 
 namespace supportcrm {
@@ -105,8 +106,10 @@ Response patch_customer(HandlerContext& ctx) {
     }
 
     const bool event = shop_wants_event(shop->webhook_events, webhook_event::customer_updated);
+    // The customer's words (extensions.md §E10) change with the row, in its transaction.
+    const bool reindex = searched_fields_differ(current, change.after);
     std::optional<Transaction> tx;
-    if (event) {
+    if (event || reindex) {
         tx.emplace(ctx.db);
     }
     CustomerUpdate written = update_customer(ctx.db, change.after, current.version);
@@ -122,6 +125,9 @@ Response patch_customer(HandlerContext& ctx) {
     }
     if (written == CustomerUpdate::duplicate) {
         return duplicate_of(ctx, shop->id, current, change.after);  // tx rolls back
+    }
+    if (reindex) {
+        index_customer(ctx.db, shop->id, current.id, change.after, /*created=*/false);
     }
     change.after.version = current.version + 1;
     const std::string json = customer_json(change.after, shop->domain);

@@ -6,6 +6,7 @@
 #include "api/views.h"
 #include "common/json_writer.h"
 #include "common/text.h"
+#include "db/search_repo.h"
 #include "db/ticket_repo.h"
 #include "db/webhook_repo.h"
 
@@ -62,6 +63,7 @@ Response create_ticket(HandlerContext& ctx) {
     if (id == 0) {
         return errors::customer_not_found();  // merged since the check (extensions.md §E9)
     }
+    index_ticket_name(ctx.db, shop.id, id, ticket.name, /*created=*/true);
     // Rendered once: the response's "ticket" and, when a webhook wants it, the event's data.
     std::string ticket_json;
     JsonWriter t(ticket_json);

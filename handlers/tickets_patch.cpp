@@ -11,6 +11,7 @@
 #include "api/patches.h"
 #include "api/views.h"
 #include "common/json_writer.h"
+#include "db/search_repo.h"
 #include "db/ticket_repo.h"
 #include "db/webhook_repo.h"
 
@@ -74,11 +75,17 @@ Response patch_ticket(HandlerContext& ctx) {
     const bool event = shop_wants_event(shop->webhook_events, webhook_event::ticket_updated);
     // One statement needs no transaction of its own (the request's, with an Idempotency-Key,
     // still holds it).
+    // A new name changes the ticket's words (extensions.md §E10) in the same transaction.
+    const bool renamed = change.after.ticket.name != current.ticket.name;
     std::optional<Transaction> tx;
-    if (event || change.opens_human_ticket) {
+    if (event || change.opens_human_ticket || renamed) {
         tx.emplace(ctx.db);
     }
     update_ticket(ctx.db, change.after, current.version);
+    if (renamed) {
+        index_ticket_name(ctx.db, shop->id, current.id, change.after.ticket.name,
+                          /*created=*/false);
+    }
     if (change.opens_human_ticket) {
         change.after.human_ticket->id = open_human_ticket(ctx.db, current.id, now);
     }

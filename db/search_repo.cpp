@@ -1,0 +1,122 @@
+#include "db/search_repo.h"
+
+#include <algorithm>
+
+#include "common/words.h"
+#include "db/search_sql.h"
+
+namespace supportcrm {
+namespace {
+
+// A word rarer than this (rows of the shop's search data it starts) starts the page from its
+// own rows; when every word is at least this common, walking the shop's rows newest first
+// meets matches soon enough (docs/performance.md, "E10: search").
+constexpr std::uint64_t kRareBound = 3000;
+// How many of a query's words are counted (the longest first: usually the rarest). The others
+// are only checked.
+constexpr std::size_t kCountedWords = 3;
+
+void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
+               const std::vector<std::string>& list) {
+    if (list.empty()) {
+        return;
+    }
+    db.run(id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, owner);
+        st.setUInt64(2, shop_id);
+        st.setString(3, words::json_array(list));
+        st.executeUpdate();
+    });
+}
+
+void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
+    db.run(id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, owner);
+        st.executeUpdate();
+    });
+}
+
+}  // namespace
+
+void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                         std::string_view text) {
+    add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, words::distinct({text}));
+}
+
+void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::optional<std::string>& name, bool created) {
+    if (!created) {
+        delete_by_id(db, Stmt::ticket_words_drop_name, ticket_id);
+    }
+    if (name) {
+        add_words(db, Stmt::ticket_words_add_name, ticket_id, shop_id, words::distinct({*name}));
+    }
+}
+
+void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                    const CustomerFields& c, bool created) {
+    if (!created) {
+        delete_by_id(db, Stmt::customer_words_clear, customer_id);
+    }
+    std::vector<std::string_view> texts;
+    for (const auto* field :
+         {&c.email, &c.phone_number, &c.first_name, &c.last_name, &c.full_name}) {
+        if (*field) {
+            texts.push_back(**field);
+        }
+    }
+    add_words(db, Stmt::customer_words_add, customer_id, shop_id, words::distinct(texts));
+}
+
+bool searched_fields_differ(const CustomerFields& a, const CustomerFields& b) {
+    return a.email != b.email || a.phone_number != b.phone_number || a.first_name != b.first_name ||
+           a.last_name != b.last_name || a.full_name != b.full_name;
+}
+
+void unindex_customer(Db& db, std::uint64_t customer_id) {
+    delete_by_id(db, Stmt::customer_words_clear, customer_id);
+}
+
+void erase_customer_words(Db& db, std::uint64_t customer_id) {
+    db.run(Stmt::erase_customer_words, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt64(2, customer_id);
+        st.executeUpdate();
+    });
+}
+
+unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned batch) {
+    return db.run(Stmt::erase_ticket_words, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt(2, batch);
+        return static_cast<unsigned>(st.executeUpdate());
+    });
+}
+
+SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
+                                const std::vector<std::string>& list) {
+    SearchStart out;
+    std::uint64_t fewest = kRareBound;
+    const std::size_t counted = std::min(list.size(), kCountedWords);
+    for (std::size_t i = 0; i < counted; ++i) {
+        const std::string like = list[i] + "%";
+        const std::uint64_t n = db.run(count_stmt, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, shop_id);
+            st.setString(2, like);
+            st.setUInt64(3, kRareBound);
+            ResultSetPtr rs(st.executeQuery());
+            return rs->next() ? rs->getUInt64(1) : 0;
+        });
+        if (n == 0) {
+            out.none = true;
+            return out;
+        }
+        if (n < fewest) {
+            fewest = n;
+            out.like = like;
+        }
+    }
+    return out;
+}
+
+}  // namespace supportcrm

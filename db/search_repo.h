@@ -1,0 +1,56 @@
+// The search data of extensions.md §E10 (sql/012: ticket_words, customer_words): written with
+// the records it describes, in their transactions, and the choice of the way to a page of a
+// search (db/search_sql.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "db/customer_repo.h"
+#include "db/db.h"
+
+namespace supportcrm {
+
+// --- Writes: each in the caller's transaction, with the write of the text itself ------------
+
+// A new comment's words join its ticket's.
+void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                         std::string_view text);
+// A ticket's name, new (created = true: there is nothing to drop) or changed: the words only
+// the old name had go, the new name's join.
+void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::optional<std::string>& name, bool created);
+
+// The customer's words become those of its searched fields (email, phone_number, first_name,
+// last_name, full_name); created = true: it had none.
+void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                    const CustomerFields& fields, bool created);
+// Whether two versions of a customer differ in a searched field.
+bool searched_fields_differ(const CustomerFields& a, const CustomerFields& b);
+// The customer's words go (a merged source: it is no longer listed).
+void unindex_customer(Db& db, std::uint64_t customer_id);
+
+// --- Erasure (extensions.md §E9) ------------------------------------------------------------
+
+// The words of the customer and of those merged into it.
+void erase_customer_words(Db& db, std::uint64_t customer_id);
+// One bounded batch of the words of the customer's tickets: the rows it deleted.
+unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned batch);
+
+// --- Reads ----------------------------------------------------------------------------------
+
+// Where a search page starts: from the tickets (customers) having its rarest word, when one of
+// its words is rare enough (the LIKE pattern 'word%'), else by walking the shop's rows newest
+// first; `none` when a word starts no word of the shop at all (the answer is empty).
+struct SearchStart {
+    bool none = false;
+    std::optional<std::string> like;
+};
+// count_stmt: ticket_word_count or customer_word_count (binding shop, pattern, bound).
+SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
+                                const std::vector<std::string>& words);
+
+}  // namespace supportcrm

@@ -1,0 +1,117 @@
+// The statements of extensions.md §E10 (filters and full-text search of GET /api/v1/tickets and
+// GET /api/v1/customers) and of the search data they read (sql/012: ticket_words,
+// customer_words). Included by db/statements.h and search_repo.cpp.
+#pragma once
+
+#include "db/columns.h"
+#include "db/customer_sql.h"
+#include "db/ticket_sql.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+// A JSON array of words or tags read as rows (JSON_TABLE unescapes): the words of a query or of
+// a text (common/words.h: letters and digits, at most 64 characters), the tags of a filter.
+#define SUPPORTCRM_JSON_WORDS(doc) \
+    "JSON_TABLE(" doc ", '$[*]' COLUMNS (w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$'))"
+#define SUPPORTCRM_JSON_TAGS(doc) \
+    "JSON_TABLE(" doc ", '$[*]' COLUMNS (tag VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$'))"
+
+// Every filter of GET /api/v1/tickets, each a pair of placeholders: the first NULL when the
+// filter is not given (the server folds the bound values before it plans, so an absent filter
+// costs nothing and a given one can use its index: customerId ix_conversations_customer,
+// Channel ix_conversations_shop_channel, assignedTo ix_conversations_shop_assigned). assignedTo
+// `none` binds 0 (no user has id 0): assigned_to IS NULL. status binds the comma list,
+// `none` for a ticket without HumanTicket. tag binds a JSON array of the tags, all of which the
+// ticket's tags must hold; q a JSON array of its words, each of which must start a word of the
+// ticket (ticket_words, by its primary key: this ticket's words from w on).
+#define SUPPORTCRM_TICKET_FILTERS                                                                  \
+    " AND (? IS NULL OR t.customer_id = ?)"                                                        \
+    " AND (? IS NULL OR t.last_message_time >= ?)"                                                 \
+    " AND (? IS NULL OR t.channel = ?)"                                                            \
+    " AND (? IS NULL OR t.assigned_to <=> NULLIF(?, 0))"                                           \
+    " AND (? IS NULL OR FIND_IN_SET(IFNULL((SELECT h.status FROM human_tickets h "                 \
+    "WHERE h.conversation_id = t.id), 'none'), ?) > 0)"                                            \
+    " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_TAGS("?") " want "             \
+    "WHERE NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_TAGS("t.tags") " have "                    \
+    "WHERE have.tag = want.tag)))"                                                                 \
+    " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "               \
+    "WHERE NOT EXISTS (SELECT 1 FROM ticket_words x WHERE x.conversation_id = t.id "               \
+    "AND x.word LIKE CONCAT(q.w, '%'))))"
+#define SUPPORTCRM_CUSTOMER_WORDS_MATCH                                                            \
+    " AND NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                             \
+    "WHERE NOT EXISTS (SELECT 1 FROM customer_words x WHERE x.customer_id = c.id "                 \
+    "AND x.word LIKE CONCAT(q.w, '%')))"
+
+namespace sql_text {
+
+// Two ways to a page, the same rows: `scan` walks the shop's tickets newest first and checks
+// each (best when matches are many: a page fills after a few rows); `by_word` starts from the
+// tickets having one word of `q` (bound as 'word%' on ix_ticket_words_shop_word), the rarest one
+// search_repo.cpp could tell, and checks those. Both bind shop, the filters, the cursor's id
+// and limit + 1 (by_word: shop and 'word%' first).
+#define SUPPORTCRM_SEARCH_STATEMENTS(S)                                                            \
+    S(tickets_filtered_scan,                                                                       \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ?"              \
+      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
+    S(tickets_filtered_by_word,                                                                    \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.id IN ("                  \
+      "SELECT w.conversation_id FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ?) "       \
+      "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")    \
+    /* How many of the shop's (ticket, word) rows a query word starts, counted up to a bound: */  \
+    /* which word to start from. */                                                                \
+    S(ticket_word_count,                                                                           \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
+      "LIMIT ?) n")                                                                                \
+    S(customers_search_scan,                                                                       \
+      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.shop_id = ? "               \
+      "AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                                  \
+      " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
+    S(customers_search_by_word,                                                                    \
+      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.id IN ("                    \
+      "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ?) "         \
+      "AND c.shop_id = ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                \
+      " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
+    S(customer_word_count,                                                                         \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
+      "AND w.word LIKE ? LIMIT ?) n")                                                              \
+    /* The search data's writes. A comment's words: a word the ticket has already is marked as */ \
+    /* a comment's (it stays when the name changes). */                                            \
+    S(ticket_words_add_comment,                                                                    \
+      "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
+      "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
+      "ON DUPLICATE KEY UPDATE in_comments = 1")                                                   \
+    S(ticket_words_add_name,                                                                       \
+      "INSERT IGNORE INTO ticket_words (conversation_id, word, shop_id) "                          \
+      "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
+    /* A new name: the words only the old name had go (then the new name's are added). */        \
+    S(ticket_words_drop_name,                                                                      \
+      "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \
+    S(customer_words_clear, "DELETE FROM customer_words WHERE customer_id = ?")                    \
+    S(customer_words_add,                                                                          \
+      "INSERT IGNORE INTO customer_words (customer_id, word, shop_id) "                            \
+      "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
+    /* Erasure (extensions.md E9): the customer's and those merged into it, in the first */       \
+    /* transaction; its tickets' words in bounded batches (binds customer id, limit). */          \
+    S(erase_customer_words,                                                                        \
+      "DELETE FROM customer_words WHERE customer_id IN "                                           \
+      "(SELECT x.id FROM customers x WHERE x.id = ? OR x.merged_into = ?)")                        \
+    S(erase_ticket_words,                                                                          \
+      "DELETE FROM ticket_words WHERE conversation_id IN "                                         \
+      "(SELECT t.id FROM conversations t WHERE t.customer_id = ?) LIMIT ?")
+SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+}  // namespace sql_text
+
+// clang-format on
+
+namespace layout {
+static_assert(result_columns(sql_text::tickets_filtered_scan) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::customers_search_scan) ==
+              result_columns(sql_text::customers_page));
+static_assert(result_columns(sql_text::customers_search_by_word) ==
+              result_columns(sql_text::customers_page));
+}  // namespace layout
+
+}  // namespace supportcrm

@@ -1,0 +1,400 @@
+// extensions.md §E10 through nginx to the pool and MariaDB: the filters of GET /api/v1/tickets
+// (status with `none`, assignedTo with `none`, repeated tag, Channel, each exact), q's word
+// rules (letter and digit runs, prefixes, 3 characters, case-insensitive beyond ASCII, no stop
+// words, each word anywhere in the name or a comment), q on GET /api/v1/customers, the filters
+// with E3's and its cursors (bound to the filters), bad input (invalid values, punctuation,
+// operators as text, 1,000 words, 200 tags), and the search data following the records: a
+// comment found at once, a new ticket name, a merge, an erasure, the migration's backfill.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "tickets_fixtures.h"
+
+#ifndef SUPPORTCRM_SQL_DIR
+#error "SUPPORTCRM_SQL_DIR must name the repository's sql/ directory"
+#endif
+
+namespace {
+
+using it::HttpResponse;
+using it::tickets::World;
+
+// Percent-encodes every byte but unreserved ASCII (RFC 3986).
+std::string encode(std::string_view s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out.push_back('%');
+            out.push_back("0123456789ABCDEF"[c >> 4]);
+            out.push_back("0123456789ABCDEF"[c & 15]);
+        }
+    }
+    return out;
+}
+
+// The ids listed by GET `path` (200 expected), in order.
+std::vector<std::string> ids(const it::Shop& shop, const std::string& path,
+                             const char* member = "tickets") {
+    const HttpResponse r = it::get(path, shop);
+    if (!it::is_success(r, 200)) {
+        ADD_FAILURE() << r.describe();
+        return {};
+    }
+    std::vector<std::string> out;
+    for (const Json::Value& row : r.json()[member]) {
+        out.push_back(row["id"].isString() ? row["id"].asString()
+                                           : std::to_string(row["id"].asInt64()));
+    }
+    return out;
+}
+
+std::vector<std::string> tickets_q(const it::Shop& shop, std::string_view q,
+                                   const std::string& more = "") {
+    return ids(shop, "/api/v1/tickets?q=" + encode(q) + more);
+}
+
+std::vector<std::string> customers_q(const it::Shop& shop, std::string_view q) {
+    return ids(shop, "/api/v1/customers?q=" + encode(q), "customers");
+}
+
+::testing::AssertionResult is_invalid(const HttpResponse& r, std::string_view message) {
+    return it::is_error(r, 400, "invalid_query", message);
+}
+
+using List = std::vector<std::string>;
+
+HttpResponse patch_ticket(const it::Shop& shop, const std::string& id, const Json::Value& body) {
+    return it::http("PATCH", it::tickets::ticket_path(id), it::json_headers(shop),
+                    it::to_json(body));
+}
+
+TEST(Search, StatusFilterNamesEachStatusAndNoneExactly) {
+    const World w = it::tickets::make_world();
+    const std::string plain = it::tickets::create_ticket_id(w);
+    const std::string open =
+        it::tickets::create_ticket_id(w, it::object({{"isOpenedTicket", true}}));
+    const std::string pending =
+        it::tickets::create_ticket_id(w, it::object({{"isOpenedTicket", true}}));
+    ASSERT_TRUE(it::is_success(
+        patch_ticket(w.shop, pending, it::object({{"HumanTicketStatus", "PENDING"}})), 200));
+
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=OPEN"), List{open});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=PENDING"), List{pending});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none"), List{plain});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none,OPEN"), (List{open, plain}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=SOLVED,CLOSED"), List{});
+    for (const char* bad :
+         {"open", "", "OPEN,", ",OPEN", "OPEN,,PENDING", "NONE", "OPEN PENDING"}) {
+        EXPECT_TRUE(
+            is_invalid(it::get("/api/v1/tickets?status=" + encode(bad), w.shop), "Invalid status"))
+            << bad;
+    }
+}
+
+TEST(Search, AssignedToIsAUserOrNone) {
+    const World w = it::tickets::make_world();
+    const int64_t agent = it::tickets::make_user(w.shop, it::unique_email("agent"));
+    const std::string mine =
+        it::tickets::create_ticket_id(w, it::object({{"assigned_to", Json::Int64(agent)}}));
+    const std::string nobody = it::tickets::create_ticket_id(w);
+
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?assignedTo=" + std::to_string(agent)), List{mine});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?assignedTo=none"), List{nobody});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?assignedTo=0"), List{});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?assignedTo=99999999999999999999999"), List{});
+    for (const char* bad : {"", "x", "-1", "None", "1.5", "+1"}) {
+        EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?assignedTo=" + encode(bad), w.shop),
+                               "Invalid assignedTo"))
+            << bad;
+    }
+}
+
+TEST(Search, TagsRepeatAndAllMustBeThereExactly) {
+    const World w = it::tickets::make_world();
+    const std::string both = it::tickets::create_ticket_id(
+        w, it::object({{"tags", it::tickets::array({"vip", "a\"b/é"})}}));
+    const std::string vip =
+        it::tickets::create_ticket_id(w, it::object({{"tags", it::tickets::array({"vip"})}}));
+
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vip"), (List{vip, both}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vip&tag=" + encode("a\"b/é")), List{both});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=VIP"), List{});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=vi"), List{});
+    std::string same, distinct;
+    for (int i = 0; i < 200; ++i) {
+        same += "&tag=vip";
+        distinct += "&tag=t" + std::to_string(i);
+    }
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?limit=5" + same), (List{vip, both}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?limit=5" + distinct), List{});
+    EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?tag=vip&tag=", w.shop), "Invalid tag"));
+    EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?tag", w.shop), "Invalid tag"));
+}
+
+TEST(Search, ChannelIsExact) {
+    const World w = it::tickets::make_world();
+    const std::string mail = it::tickets::create_ticket_id(w);  // Channel "Mail"
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?Channel=Mail"), List{mail});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?Channel=mail"), List{});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?Channel=%FF"), List{});
+}
+
+TEST(Search, QFindsWordStartsAnywhereInNameAndComments) {
+    const World w = it::tickets::make_world();
+    const std::string t = it::tickets::create_ticket_id(
+        w, it::object({{"name", "Lieferung an Herrn MÜLLER: ΟΔΟΣ 12"}}));
+    const std::string other = it::tickets::create_ticket_id(w, it::object({{"name", "Other"}}));
+    it::tickets::add_comment(w.shop, t,
+                             it::object({{"text",
+                                          "The parcel will arrive about tomorrow, "
+                                          "don't worry (ref_4711)"}}));
+
+    EXPECT_EQ(tickets_q(w.shop, "müller"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "Müll"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "οδος"), List{t}) << "final sigma folds like sigma";
+    EXPECT_EQ(tickets_q(w.shop, "the will about"), List{t}) << "no stop words";
+    EXPECT_EQ(tickets_q(w.shop, "lieferung TOMORROW"), List{t}) << "name and comment";
+    EXPECT_EQ(tickets_q(w.shop, "an parcel"), List{t}) << "words under 3 characters ignored";
+    EXPECT_EQ(tickets_q(w.shop, "don"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "dont"), List{}) << "' separates words";
+    EXPECT_EQ(tickets_q(w.shop, "ref"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "4711"), List{t}) << "_ separates words";
+    EXPECT_EQ(tickets_q(w.shop, "arcel"), List{}) << "a word's start, not its middle";
+    EXPECT_EQ(tickets_q(w.shop, "parcel nothere"), List{}) << "every word must match";
+    EXPECT_EQ(tickets_q(w.shop, "other"), List{other});
+    // FULLTEXT and SQL operators are text: only the words count.
+    EXPECT_EQ(tickets_q(w.shop, "+parcel -tomorrow \"arrive\" worr* @3 ~the (don) <>"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "'; DROP TABLE messages; -- parcel"), List{});
+    EXPECT_EQ(tickets_q(w.shop, "parcel%"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "p_rcel"), List{}) << "_ is no wildcard: p, rcel";
+}
+
+TEST(Search, QWithoutALongWordIs400) {
+    const World w = it::tickets::make_world();
+    for (const char* q : {"", "ab", "a b c", "...,;!?", "+-\"*@~()", "ab-cd ef"}) {
+        EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?q=" + encode(q), w.shop),
+                               "q needs a word of at least 3 characters"))
+            << q;
+        EXPECT_TRUE(is_invalid(it::get("/api/v1/customers?q=" + encode(q), w.shop),
+                               "q needs a word of at least 3 characters"))
+            << q;
+    }
+}
+
+TEST(Search, LongAndManyWordedQueriesAnswer) {
+    const World w = it::tickets::make_world();
+    const std::string t = it::tickets::create_ticket_id(w, it::object({{"name", "alpha beta"}}));
+    std::string words;
+    for (int i = 0; i < 1000; ++i) {
+        words += (i % 2 ? "alpha " : "beta ");
+    }
+    EXPECT_EQ(tickets_q(w.shop, words), List{t});
+    std::string distinct = "alpha";
+    for (int i = 0; i < 1000; ++i) {
+        distinct += " w" + std::to_string(i) + "x";
+    }
+    EXPECT_EQ(tickets_q(w.shop, distinct), List{});
+    // As long as the request line allows (8 KiB, docs/operations.md): one long word.
+    EXPECT_EQ(tickets_q(w.shop, std::string(7000, 'a')), List{});
+    EXPECT_EQ(tickets_q(w.shop, std::string(7000, '.') + "alpha"), List{t});
+}
+
+TEST(Search, ACommittedCommentIsFoundAtOnce) {
+    const World w = it::tickets::make_world();
+    const std::string t = it::tickets::create_ticket_id(w);
+    for (int i = 0; i < 5; ++i) {
+        const std::string word = "fresh" + it::unique_suffix() + "w" + std::to_string(i);
+        it::tickets::add_comment(w.shop, t, it::object({{"text", "see " + word}}));
+        EXPECT_EQ(tickets_q(w.shop, word), List{t}) << word;
+    }
+}
+
+TEST(Search, ANewNameReplacesTheNamesWordsButNotTheComments) {
+    const World w = it::tickets::make_world();
+    const std::string t =
+        it::tickets::create_ticket_id(w, it::object({{"name", "Broken zipper shared"}}));
+    it::tickets::add_comment(w.shop, t, it::object({{"text", "shared words stay"}}));
+    ASSERT_TRUE(
+        it::is_success(patch_ticket(w.shop, t, it::object({{"name", "Refund requested"}})), 200));
+    EXPECT_EQ(tickets_q(w.shop, "zipper"), List{});
+    EXPECT_EQ(tickets_q(w.shop, "refund"), List{t});
+    EXPECT_EQ(tickets_q(w.shop, "shared"), List{t}) << "also in a comment";
+    ASSERT_TRUE(
+        it::is_success(patch_ticket(w.shop, t, it::object({{"name", Json::Value()}})), 200));
+    EXPECT_EQ(tickets_q(w.shop, "refund"), List{});
+}
+
+TEST(Search, FiltersCombineWithEachOtherAndWithE3) {
+    const World w = it::tickets::make_world();
+    const int64_t other_customer = it::tickets::make_customer(w.shop);
+    const int64_t agent = it::tickets::make_user(w.shop, it::unique_email("agent"));
+    const Json::Value tags = it::tickets::array({"vip"});
+    const std::string match =
+        it::tickets::create_ticket_id(w, it::object({{"name", "combined search"},
+                                                     {"tags", tags},
+                                                     {"isOpenedTicket", true},
+                                                     {"assigned_to", Json::Int64(agent)}}));
+    it::tickets::create_ticket_id(w, it::object({{"name", "combined search"}, {"tags", tags}}));
+    it::tickets::create_ticket_id(w, it::object({{"name", "combined"},
+                                                 {"isOpenedTicket", true},
+                                                 {"tags", tags},
+                                                 {"assigned_to", Json::Int64(agent)}}));
+    it::tickets::create_ticket(w.shop, it::object({{"customerId", Json::Int64(other_customer)},
+                                                   {"Channel", "Mail"},
+                                                   {"name", "combined search"},
+                                                   {"tags", tags},
+                                                   {"isOpenedTicket", true},
+                                                   {"assigned_to", Json::Int64(agent)}}));
+    const std::string all = "&status=OPEN&tag=vip&assignedTo=" + std::to_string(agent) +
+                            "&customerId=" + std::to_string(w.customer_id) +
+                            "&updatedSince=2020-01-01";
+    EXPECT_EQ(tickets_q(w.shop, "search combined", all + "&Channel=Mail"), List{match});
+    EXPECT_EQ(tickets_q(w.shop, "search", all + "&Channel=Chat"), List{});
+}
+
+TEST(Search, CursorsPageWithinTheirFiltersOnly) {
+    const World w = it::tickets::make_world();
+    std::vector<std::string> made;
+    for (int i = 0; i < 5; ++i) {
+        made.push_back(it::tickets::create_ticket_id(w, it::object({{"name", "paging word"}})));
+    }
+    it::tickets::create_ticket_id(w, it::object({{"name", "unrelated"}}));
+    // Every page of q=paging, two at a time: the five, newest first, once each.
+    std::vector<std::string> seen;
+    std::string path = "/api/v1/tickets?q=paging&limit=2";
+    std::string cursor;
+    for (int page = 0; page < 10; ++page) {
+        const HttpResponse r = it::get(path + (cursor.empty() ? "" : "&cursor=" + cursor), w.shop);
+        ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+        for (const Json::Value& t : r.json()["tickets"]) {
+            seen.push_back(t["id"].asString());
+        }
+        if (r.json()["nextCursor"].isNull()) {
+            break;
+        }
+        cursor = r.json()["nextCursor"].asString();
+    }
+    EXPECT_EQ(seen, (List{made.rbegin(), made.rend()}));
+
+    const HttpResponse first = it::get("/api/v1/tickets?q=paging&limit=2", w.shop);
+    const std::string c = first.json()["nextCursor"].asString();
+    EXPECT_TRUE(
+        it::is_success(it::get("/api/v1/tickets?q=PAGING+pag&limit=3&cursor=" + c, w.shop), 200))
+        << "the same words, written otherwise, are the same filter";
+    for (const std::string other : {"q=word", "q=paging&status=none", "q=paging&tag=x",
+                                    "q=paging&Channel=Mail", "q=paging&assignedTo=none", ""}) {
+        EXPECT_TRUE(is_invalid(
+            it::get("/api/v1/tickets?" + other + (other.empty() ? "" : "&") + "cursor=" + c,
+                    w.shop),
+            "Invalid cursor"))
+            << other;
+    }
+    const HttpResponse e3 = it::get("/api/v1/tickets?limit=1", w.shop);
+    EXPECT_TRUE(is_invalid(
+        it::get("/api/v1/tickets?q=paging&cursor=" + e3.json()["nextCursor"].asString(), w.shop),
+        "Invalid cursor"));
+}
+
+TEST(Search, CustomersByEmailPhoneAndNames) {
+    const it::Shop shop = it::make_shop();
+    const std::string tag = it::unique_suffix();
+    const Json::Value c =
+        it::create_customer(shop, it::object({{"email", "Anna.Schmidt" + tag + "@Beispiel.example"},
+                                              {"phone_number", "+49 1701234567"},
+                                              {"first_name", "Änna"},
+                                              {"last_name", "ŠMIDT"}}));
+    const std::string id = std::to_string(c["id"].asInt64());
+    it::create_customer(shop, it::object({{"email", "other" + tag + "@x.example"}}));
+
+    EXPECT_EQ(customers_q(shop, "anna.schmidt" + tag), List{id});
+    EXPECT_EQ(customers_q(shop, "BEISPIEL"), List{id});
+    EXPECT_EQ(customers_q(shop, "1701"), List{id});
+    EXPECT_EQ(customers_q(shop, "änna šmidt"), List{id}) << "first_name, last_name, full_name";
+    EXPECT_EQ(customers_q(shop, "anna nobody"), List{});
+    EXPECT_EQ(customers_q(shop, "example").size(), 2u);
+    for (const char* other : {"email=a%40b.example", "phone_number=1", "storefront_id=x"}) {
+        EXPECT_TRUE(is_invalid(it::get("/api/v1/customers?q=anna&" + std::string(other), shop),
+                               "Use only one of email, phone_number, storefront_id, q"))
+            << other;
+    }
+    // A PATCH changes what finds the customer.
+    ASSERT_TRUE(it::is_success(
+        it::http("PATCH", "/api/v1/customers/" + id, it::json_headers(shop),
+                 it::to_json(it::object({{"last_name", "Weber"}, {"full_name", Json::Value()}}))),
+        200));
+    EXPECT_EQ(customers_q(shop, "šmidt"), List{});
+    EXPECT_EQ(customers_q(shop, "weber änna"), List{id});
+}
+
+TEST(Search, AMergeMovesTheWordsToTheTarget) {
+    const it::Shop shop = it::make_shop();
+    const std::string tag = it::unique_suffix();
+    const int64_t target =
+        it::create_customer(shop, it::object({{"email", "target" + tag + "@x.example"}}))["id"]
+            .asInt64();
+    const int64_t source =
+        it::create_customer(shop, it::object({{"email", "source" + tag + "@x.example"},
+                                              {"first_name", "Quirin"}}))["id"]
+            .asInt64();
+    const HttpResponse r = it::post_json("/api/v1/customers/" + std::to_string(target) + "/merge",
+                                         shop, it::object({{"sourceId", Json::Int64(source)}}));
+    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    EXPECT_EQ(customers_q(shop, "quirin"), List{std::to_string(target)})
+        << "the target took the source's first_name";
+    EXPECT_EQ(customers_q(shop, "source" + tag), List{}) << "the target kept its own email";
+}
+
+TEST(Search, AnErasureLeavesNoWordOfTheCustomer) {
+    const World w = it::tickets::make_world();
+    const it::Shop eraser = it::with_erase_key(w.shop);
+    const std::string word = "secret" + it::unique_suffix();
+    const std::string t =
+        it::tickets::create_ticket_id(w, it::object({{"name", "About " + word + "name"}}));
+    it::tickets::add_comment(w.shop, t, it::object({{"text", "my " + word + "comment"}}));
+    ASSERT_EQ(tickets_q(w.shop, word), List{t});
+    ASSERT_EQ(customers_q(w.shop, "ann lee").size(), 1u);
+
+    const HttpResponse r = it::http("DELETE", "/api/v1/customers/" + std::to_string(w.customer_id),
+                                    it::key_header(eraser));
+    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    EXPECT_EQ(tickets_q(w.shop, word), List{});
+    EXPECT_EQ(customers_q(w.shop, "ann lee"), List{});
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ?", {t}), 0);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM customer_words WHERE customer_id = ?",
+                       {std::to_string(w.customer_id)}),
+              0);
+}
+
+// The backfill of sql/012 (its INSERT statements, run again here over a row written behind the
+// service's back) splits and folds as the service does.
+TEST(Search, TheMigrationsBackfillAgreesWithTheService) {
+    const World w = it::tickets::make_world();
+    const std::string t = it::tickets::create_ticket_id(w);
+    it::tickets::PlantedMessage m;
+    m.conversation_id = t;
+    m.text = "Überweisung an MÜLLER-ΟΔΟΣ: don't_stop ref²x";
+    it::tickets::plant_message(m);
+    EXPECT_EQ(tickets_q(w.shop, "überweisung"), List{}) << "not written by the service";
+
+    const std::string text = it::read_file(std::string(SUPPORTCRM_SQL_DIR) + "/012_search.sql");
+    it::Db db;
+    int inserts = 0;
+    for (size_t at = 0; (at = text.find("\nINSERT IGNORE", at)) != std::string::npos; ++at) {
+        const size_t end = text.find(";\n", at);
+        ASSERT_NE(end, std::string::npos);
+        ASSERT_EQ(db.execute(text.substr(at + 1, end - at - 1), {}), 0);
+        ++inserts;
+    }
+    EXPECT_EQ(inserts, 3) << "the migration changed: update this test";
+    for (const char* q : {"überweisung", "ÜBERW", "müller", "οδος", "don", "stop", "ref"}) {
+        EXPECT_EQ(tickets_q(w.shop, q), List{t}) << q;
+    }
+    EXPECT_EQ(tickets_q(w.shop, "dont"), List{});
+}
+
+}  // namespace
