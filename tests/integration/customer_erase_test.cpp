@@ -351,8 +351,8 @@ TEST(CustomerErase, AMergedIdAnswers308AndErasesNothing) {
 }
 
 // Nothing attaches new personal data to an erased customer: a ticket naming it (its name,
-// lastMessage, threadId would be stored again) and a comment on one of its tickets are 410, as
-// GET and PATCH of the id are; nothing is written.
+// lastMessage, threadId would be stored again), a comment on one of its tickets and a survey of
+// one (its comment) are 410, as GET and PATCH of the id are; nothing is written.
 TEST(CustomerErase, ATicketOrACommentThatWouldGiveAnErasedCustomerNewDataIs410) {
     it::Shop shop = it::make_shop();
     const it::Shop eraser = it::with_erase_key(shop);
@@ -378,6 +378,11 @@ TEST(CustomerErase, ATicketOrACommentThatWouldGiveAnErasedCustomerNewDataIs410) 
         db.count("SELECT COUNT(*) FROM conversations WHERE customer_id = ?", {std::to_string(id)}),
         1);
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}), 0);
+    EXPECT_TRUE(is_erased_410(it::post_json(
+        "/api/v1/csat", shop,
+        it::object({{"conversationId", ticket}, {"mark", 2}, {"comment", "Ann was unhappy"}}))));
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM surveys WHERE customer_id = ?", {std::to_string(id)}),
+              0);
     // Another shop's key still gets 404 for the ticket, not 410.
     it::Shop other = it::make_shop();
     EXPECT_TRUE(it::is_error(
