@@ -107,10 +107,15 @@ int64_t half_scrubbed(it::Db& db, const std::string& ticket) {
         {ticket});
 }
 
-int64_t innodb_rows_read(it::Db& db) {
-    return std::stoll(db.scalar("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
-                                "WHERE VARIABLE_NAME = 'INNODB_ROWS_READ'")
-                          .value_or("0"));
+// Rows the server's handlers read, all sessions (index lookups and steps, table-scan steps):
+// InnoDB's own Innodb_rows_read leaves out the rows an UPDATE reads.
+int64_t rows_read(it::Db& db) {
+    return std::stoll(
+        db.scalar("SELECT SUM(VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS WHERE "
+                  "VARIABLE_NAME IN ('HANDLER_READ_KEY', 'HANDLER_READ_FIRST', "
+                  "'HANDLER_READ_NEXT', 'HANDLER_READ_PREV', 'HANDLER_READ_RND', "
+                  "'HANDLER_READ_RND_NEXT')")
+            .value_or("0"));
 }
 
 }  // namespace
@@ -477,7 +482,11 @@ TEST(CustomerErase, AnErasureCutShortByAKilledWorkerLeavesWholeRowsAndARepeatFin
     }
     EXPECT_TRUE(is_erased_410(it::get(customer_path(id), shop)));
     EXPECT_EQ(half_scrubbed(db, ticket), 0);
-    EXPECT_EQ(unscrubbed(db, ticket), 1500) << "the first batch committed, the second did not";
+    // Whole batches only: the first committed; the second, waiting for the lock when its worker
+    // died, is either rolled back or (the server finds the client gone only after the statement)
+    // committed whole once the lock goes; the third never started.
+    const int64_t left = unscrubbed(db, ticket);
+    EXPECT_TRUE(left == 1500 || left == 500) << left << " comments still hold data";
     expect_erased_answer(erase(eraser, id), totals(id, 1, 2500, 0));
     EXPECT_EQ(unscrubbed(db, ticket), 0);
     EXPECT_TRUE(it::tickets::fetch_ticket(shop, ticket)["Customer"].isNull());
@@ -485,7 +494,7 @@ TEST(CustomerErase, AnErasureCutShortByAKilledWorkerLeavesWholeRowsAndARepeatFin
 }
 
 // Each batch starts where the one before stopped (keyset over the comments' (time, id)): the
-// rows InnoDB reads grow with the comments, not with their square. Before, every batch read the
+// rows the server reads grow with the comments, not with their square. Before, every batch read the
 // scrubbed rows of all batches before it again (20,000 comments: ~230,000 rows read).
 TEST(CustomerErase, BatchesNeverReadTheCommentsAlreadyScrubbedAgain) {
     it::Shop shop = it::make_shop();
@@ -494,9 +503,9 @@ TEST(CustomerErase, BatchesNeverReadTheCommentsAlreadyScrubbedAgain) {
     constexpr int kComments = 20000;
     const std::string ticket = ticket_with_comments(shop, id, kComments);
     it::Db db;
-    const int64_t before = innodb_rows_read(db);
+    const int64_t before = rows_read(db);
     expect_erased_answer(erase(eraser, id), totals(id, 1, kComments, 0));
-    const int64_t read = innodb_rows_read(db) - before;
+    const int64_t read = rows_read(db) - before;
     EXPECT_LT(read, 5 * kComments) << "rows read by the erasure (and anything beside it)";
     EXPECT_EQ(unscrubbed(db, ticket), 0);
 }
