@@ -1,5 +1,6 @@
 #include "db/erasure_repo.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,12 +54,14 @@ std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const 
                   });
 }
 
-// One autocommit batch: the `batch` comments after `after`, in (time, id) order.
-void scrub_comments_after(Db& db, std::uint64_t ticket_id, const CommentKey& after,
-                          unsigned batch) {
+// One autocommit batch: the comments after `after` up to `last` (included), in (time, id).
+void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& after,
+                            const CommentKey& last) {
     db.run(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
         bind_after(st, ticket_id, after);
-        st.setUInt(5, batch);
+        st.setString(5, last.time);
+        st.setString(6, last.time);
+        st.setUInt64(7, last.id);
         st.executeUpdate();
     });
 }
@@ -66,10 +69,11 @@ void scrub_comments_after(Db& db, std::uint64_t ticket_id, const CommentKey& aft
 // Every comment of the ticket, batch by batch, each starting where the one before ended (no
 // batch reads a row another one scrubbed); then the ticket itself.
 void scrub_ticket(Db& db, std::uint64_t ticket_id, unsigned batch) {
+    const CommentKey past_all{"9999-12-31 23:59:59.999", UINT64_MAX};
     CommentKey after;
     for (;;) {
         std::optional<CommentKey> end = next_batch_end(db, ticket_id, after, batch);
-        scrub_comments_after(db, ticket_id, after, batch);
+        scrub_comments_between(db, ticket_id, after, end ? *end : past_all);
         if (!end) {
             break;
         }

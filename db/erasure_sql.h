@@ -58,7 +58,9 @@ namespace sql_text {
     S(erase_comments,                                                                              \
       "UPDATE messages SET text = '', subject = NULL, from_email = NULL, to_emails = '[]', "       \
       "attachments = NULL WHERE conversation_id = ? AND time >= ? AND (time > ? OR id > ?) "       \
-      "ORDER BY time, id LIMIT ?")                                                                 \
+      /* Bounded on both sides (not ORDER BY ... LIMIT, which MariaDB sorts: it read every */      \
+      /* comment left, each batch): the range holds the batch's rows only. */                      \
+      "AND time <= ? AND (time < ? OR id <= ?)")                                                   \
     /* A ticket's fetch shape changes: its version (ETag) too; once (a repeat finds it clean). */  \
     S(erase_ticket,                                                                                \
       "UPDATE conversations SET name = NULL, last_message = NULL, thread_id = NULL, "              \
