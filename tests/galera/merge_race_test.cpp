@@ -5,6 +5,9 @@
 // not conflict with the merge's update of that row. Run only by `scripts/test --galera`
 // (ctest -L galera): needs SUPPORTCRM_GALERA_DIR and SUPPORTCRM_SECOND_BASE_URL.
 //
+// Host B's pool must be on node 2, where the test holds its lock: this test runs before the
+// node failure test (which leaves it on node 3; CMakeLists.txt lists this file first).
+//
 // The race is made to happen every time, not by chance: the create is held on node 2 after it
 // has read the customer (live) and written the ticket, by a gap lock the test holds on
 // human_tickets; node 1 then commits a large update of a ballast table (node 2's applier takes
@@ -91,7 +94,7 @@ TEST(GaleraMergeRace, ATicketCertifiedOnNodeTwoAfterNodeOneMergedItsCustomerIsNo
         });
         if (!create_waits(node2, 20s)) {
             node2.execute("SET autocommit = 1", {});
-            FAIL() << "the create did not reach its HumanTicket";
+            FAIL() << "the create did not reach its HumanTicket on node 2 (is host B on node 2?)";
         }
 
         // Node 1: work node 2's applier needs a while for, then the merge, ordered after it.
