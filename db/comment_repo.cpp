@@ -117,6 +117,15 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     return added;
 }
 
+bool ticket_of_erased_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
+    return db.run(Stmt::ticket_customer_erased, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setString(2, key_digest);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next();
+    });
+}
+
 namespace {
 
 // The run of SUPPORTCRM_COMMENT_COLUMNS in a row, and the run of its user.

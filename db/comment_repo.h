@@ -39,9 +39,12 @@ struct AddedComment {
 // from the shop, unReadChatCount = 1 (locking the ticket's row; its version goes up), then
 // inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket.
 // nullopt, with nothing written, when the key with this digest has no live shop with that
-// ticket: resolve the key to tell which.
+// ticket, or the ticket's customer was erased (ticket_of_erased_customer tells; else resolve
+// the key to tell which). The customer's row is changed too (attach_seq): what orders a comment
+// against an erasure, also across Galera nodes.
 std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
                                         std::uint64_t ticket_id, const NewComment& comment);
+bool ticket_of_erased_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
 
 struct CommentRow {
     std::uint64_t id = 0;

@@ -49,10 +49,15 @@ namespace sql_text {
     /* The insert returns the shop's webhook_events too (whether to write comment.created). Its */ \
     /* expressions have short aliases: Connector/C++ upper-cases every column name of every */     \
     /* result, a long expression costs (the shop_id subquery's ~1,700 instructions a comment). */  \
+    /* The ticket's customer is changed too (attach_seq, sql/011) and must not be erased: a */    \
+    /* comment and an erasure are ordered by that row (its lock; on Galera, certification), so */  \
+    /* a comment either commits before the erasure's first transaction (and its batches scrub */   \
+    /* it) or finds the customer erased (410). */                                                  \
     S(conversation_touch,                                                                          \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
+      "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \
       "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
-      "SET c.last_message = ?, c.last_message_time = ?, "                                          \
+      "SET c.last_message = ?, c.last_message_time = ?, cu.attach_seq = cu.attach_seq + 1, "       \
       "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "                    \
       "c.version = c.version + 1, "                                                                \
       "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "   \
@@ -65,7 +70,9 @@ namespace sql_text {
     /* (Created_tmp_tables +1 per comment: docs/performance.md, "E8's cost"). */                 \
     S(conversation_touch_by_shop,                                                                  \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
-      "SET c.last_message = ?, c.last_message_time = ?, c.updated_at = ?, "                        \
+      "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \
+      "SET c.last_message = ?, c.last_message_time = ?, cu.attach_seq = cu.attach_seq + 1, "       \
+      "c.updated_at = ?, "                                                                         \
       "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
     /* A customer's message reopens here, for a shop whose webhooks want ticket.updated. */       \
@@ -91,6 +98,11 @@ namespace sql_text {
     S(comments_page_after,                                                                         \
       SUPPORTCRM_COMMENTS_OF_TICKET(                                                               \
       "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
+    /* A comment's touch matched nothing: is the ticket the key's shop's, its customer erased? */ \
+    S(ticket_customer_erased,                                                                      \
+      "SELECT 1 FROM conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "         \
+      "JOIN customers cu ON cu.id = c.customer_id "                                                \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND cu.erased_at IS NOT NULL")                  \
     /* No comment rows: does the ticket exist in the shop, and whose is it? */                     \
     S(ticket_customer,                                                                             \
       "SELECT " SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS " FROM conversations c "                           \

@@ -1,5 +1,7 @@
 #include "db/erasure_repo.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,96 @@ unsigned scrub_batch(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch)
 // Batches until one comes back short: nothing of this kind is left.
 void scrub_all(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
     while (scrub_batch(db, id, customer_id, batch) >= batch) {
+    }
+}
+
+// Where a keyset walk over a ticket's comments stands: after this (time, id).
+struct CommentKey {
+    std::string time = "1000-01-01 00:00:00.000";  // before any DATETIME
+    std::uint64_t id = 0;
+};
+
+void bind_after(sql::PreparedStatement& st, std::uint64_t ticket_id, const CommentKey& after) {
+    st.setUInt64(1, ticket_id);
+    st.setString(2, after.time);
+    st.setString(3, after.time);
+    st.setUInt64(4, after.id);
+}
+
+// The key of the last comment of the next full batch after `after`; nullopt when fewer than
+// `batch` comments follow.
+std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const CommentKey& after,
+                                         unsigned batch) {
+    return db.run(Stmt::erase_comments_next,
+                  [&](sql::PreparedStatement& st) -> std::optional<CommentKey> {
+                      bind_after(st, ticket_id, after);
+                      st.setUInt(5, batch - 1);
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      return CommentKey{rs->getString(1), rs->getUInt64(2)};
+                  });
+}
+
+// One autocommit batch: the comments after `after` up to `last` (included), in (time, id).
+void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& after,
+                            const CommentKey& last) {
+    db.run(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
+        bind_after(st, ticket_id, after);
+        st.setString(5, last.time);
+        st.setString(6, last.time);
+        st.setUInt64(7, last.id);
+        st.executeUpdate();
+    });
+}
+
+// Every comment of the ticket, batch by batch, each starting where the one before ended (no
+// batch reads a row another one scrubbed); then the ticket itself.
+void scrub_ticket(Db& db, std::uint64_t ticket_id, unsigned batch) {
+    const CommentKey past_all{"9999-12-31 23:59:59.999", UINT64_MAX};
+    CommentKey after;
+    for (;;) {
+        std::optional<CommentKey> end = next_batch_end(db, ticket_id, after, batch);
+        scrub_comments_between(db, ticket_id, after, end ? *end : past_all);
+        if (!end) {
+            break;
+        }
+        after = std::move(*end);
+    }
+    db.run(Stmt::erase_ticket, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.executeUpdate();
+    });
+}
+
+// The customer's tickets, a chunk of ids at a time.
+std::vector<std::uint64_t> ticket_ids_after(Db& db, std::uint64_t customer_id, std::uint64_t after,
+                                            unsigned batch) {
+    return db.run(Stmt::erase_ticket_ids, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt64(2, after);
+        st.setUInt(3, batch);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<std::uint64_t> ids;
+        while (rs->next()) {
+            ids.push_back(rs->getUInt64(1));
+        }
+        return ids;
+    });
+}
+
+void scrub_tickets(Db& db, std::uint64_t customer_id, unsigned batch) {
+    std::uint64_t after = 0;
+    for (;;) {
+        const std::vector<std::uint64_t> ids = ticket_ids_after(db, customer_id, after, batch);
+        for (std::uint64_t id : ids) {
+            scrub_ticket(db, id, batch);
+        }
+        if (ids.size() < batch) {
+            break;
+        }
+        after = ids.back();
     }
 }
 
@@ -108,8 +200,7 @@ bool erasure_done(Db& db, std::uint64_t id) {
 }
 
 void finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, unsigned batch) {
-    scrub_all(db, Stmt::erase_comments, id, batch);
-    scrub_all(db, Stmt::erase_tickets, id, batch);
+    scrub_tickets(db, id, batch);
     scrub_all(db, Stmt::erase_surveys, id, batch);
     // The tickets' words (extensions.md §E10): their names and comments are gone.
     while (erase_ticket_words_batch(db, id, batch) >= batch) {

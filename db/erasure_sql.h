@@ -44,17 +44,28 @@ namespace sql_text {
       "WHERE merged_into = ?")                                                                     \
     S(customer_erasure_done_at,                                                                    \
       "SELECT erasure_done_at IS NOT NULL FROM customers WHERE id = ?")                            \
-    /* Every comment of its tickets, the shop's too (a reply quotes the customer). */              \
+    /* Its tickets, a chunk of ids at a time (keyset along ix_conversations_customer). */         \
+    S(erase_ticket_ids,                                                                            \
+      "SELECT id FROM conversations WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?")         \
+    /* Every comment of a ticket, the shop's too (a reply quotes the customer), in keyset */      \
+    /* batches along ix_messages_conversation_time (conversation_id, time, id): a batch starts */  \
+    /* after the last (time, id) of the one before, so it reads only its own rows and never */     \
+    /* the ones already scrubbed. erase_comments_next: the (time, id) that ends a full batch */   \
+    /* (none: what is left is the last batch). */                                                  \
+    S(erase_comments_next,                                                                         \
+      "SELECT time, id FROM messages WHERE conversation_id = ? AND time >= ? "                     \
+      "AND (time > ? OR id > ?) ORDER BY time, id LIMIT 1 OFFSET ?")                               \
     S(erase_comments,                                                                              \
       "UPDATE messages SET text = '', subject = NULL, from_email = NULL, to_emails = '[]', "       \
-      "attachments = NULL WHERE conversation_id IN " SUPPORTCRM_ERASED_TICKETS                     \
-      " AND (text <> '' OR subject IS NOT NULL OR from_email IS NOT NULL OR to_emails <> '[]' "    \
-      "OR attachments IS NOT NULL) LIMIT ?")                                                       \
-    /* A ticket's fetch shape changes: its version (ETag) too. */                                  \
-    S(erase_tickets,                                                                               \
+      "attachments = NULL WHERE conversation_id = ? AND time >= ? AND (time > ? OR id > ?) "       \
+      /* Bounded on both sides (not ORDER BY ... LIMIT, which MariaDB sorts: it read every */      \
+      /* comment left, each batch): the range holds the batch's rows only. */                      \
+      "AND time <= ? AND (time < ? OR id <= ?)")                                                   \
+    /* A ticket's fetch shape changes: its version (ETag) too; once (a repeat finds it clean). */  \
+    S(erase_ticket,                                                                                \
       "UPDATE conversations SET name = NULL, last_message = NULL, thread_id = NULL, "              \
-      "email_used = NULL, version = version + 1 WHERE customer_id = ? AND (name IS NOT NULL "      \
-      "OR last_message IS NOT NULL OR thread_id IS NOT NULL OR email_used IS NOT NULL) LIMIT ?")   \
+      "email_used = NULL, version = version + 1 WHERE id = ? AND (name IS NOT NULL "               \
+      "OR last_message IS NOT NULL OR thread_id IS NOT NULL OR email_used IS NOT NULL)")          \
     /* mark, created_at, conversation, channel and agent stay: CSAT statistics do not change. */   \
     S(erase_surveys,                                                                               \
       "UPDATE surveys SET comment = NULL, graph_nodes = '{}', node_ids = '[]' "                    \

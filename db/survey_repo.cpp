@@ -192,6 +192,17 @@ SurveyRow row_of_new_survey(const RecordedSurvey& recorded, const NewSurvey& sur
     return row;
 }
 
+namespace {
+
+bool attach_to_customer(Db& db, std::uint64_t customer_id) {
+    return db.run(Stmt::customer_attach, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        return st.executeUpdate() > 0;
+    });
+}
+
+}  // namespace
+
 std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
     Transaction tx(db);
     // The conversation's customer, and its channel and agent as they are now (E4: the survey
@@ -218,6 +229,13 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
     }
     const std::optional<SurveyCustomer> customer = conversation->customer;
     RecordedSurvey out{0, *customer};
+    // An erased customer reads as id 0 (its `customer` is null) and takes no survey: its comment
+    // would be personal data again. Otherwise the customer's row changes (customer_attach,
+    // sql/011), which orders the survey against a merge or erasure on a Galera cluster too.
+    if (customer->id == 0 || !attach_to_customer(db, customer->id)) {
+        out.customer_erased = true;
+        return out;
+    }
     out.id = db.run(Stmt::survey_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, s.conversation_id);

@@ -38,6 +38,7 @@ struct NewSurvey : SurveyFields {
 struct RecordedSurvey {
     std::uint64_t id = 0;
     SurveyCustomer customer;
+    bool customer_erased = false;  // nothing written: the ticket's customer was erased (410)
 };
 std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& survey);
 

@@ -70,7 +70,10 @@ namespace sql_text {
 #define SUPPORTCRM_SURVEY_STATEMENTS(S)                                                            \
     S(survey_conversation,                                                                         \
       "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS ", c.channel, c.assigned_to FROM conversations c " \
-      "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")               \
+      "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ? "               \
+      /* Shared locks: a merge moving the ticket (its rows locked FOR UPDATE) commits first and */ \
+      /* the survey then reads the ticket's new customer (extensions.md E9). */                    \
+      "LOCK IN SHARE MODE")                                                                        \
     S(survey_insert,                                                                               \
       "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "    \
       "graph_nodes, node_ids, channel, assigned_to, created_at) "                                  \

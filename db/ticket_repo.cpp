@@ -40,8 +40,16 @@ PersonRow read_person(const sql::ResultSet& rs, ColumnRun at) {
     return p;
 }
 
-bool customer_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t customer_id) {
-    return row_exists(db, Stmt::customer_exists, customer_id, shop_id);
+TicketCustomer ticket_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id) {
+    return db.run(Stmt::customer_exists, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        st.setUInt64(2, shop_id);
+        ResultSetPtr rs(st.executeQuery());
+        if (!rs->next()) {
+            return TicketCustomer::missing;
+        }
+        return rs->getBoolean(1) ? TicketCustomer::erased : TicketCustomer::live;
+    });
 }
 
 bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id) {
@@ -49,6 +57,13 @@ bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id) {
 }
 
 std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
+    const bool attached = db.run(Stmt::customer_attach, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, t.customer_id);
+        return st.executeUpdate() > 0;
+    });
+    if (!attached) {
+        return 0;  // merged or erased since the check: nothing written
+    }
     std::uint64_t id = db.run(Stmt::conversation_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, t.customer_id);
@@ -73,7 +88,7 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         return rs->next() ? rs->getUInt64(layout::returned_id::id) : 0;
     });
     if (id == 0) {
-        return 0;  // the customer was merged meanwhile: nothing written
+        return 0;  // not reached: the customer's row is locked and was checked live
     }
     if (t.is_opened_ticket) {
         db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {

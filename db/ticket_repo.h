@@ -27,12 +27,16 @@ struct NewTicket {
     timeutil::Millis created_at = 0;
 };
 
-bool customer_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t customer_id);
+// Whether a ticket may name the customer: a live customer of the shop, one that was erased (its
+// tickets take no new personal data: 410), or none (404; a merged one too).
+enum class TicketCustomer { live, erased, missing };
+TicketCustomer ticket_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id);
 bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id);
 
 // Inserts the conversation, and its OPEN HumanTicket when is_opened_ticket, in the caller's
-// transaction; returns the conversation id, or 0 (nothing written) when the customer was merged
-// since it was checked (extensions.md §E9).
+// transaction, after a change of the customer's row (customer_attach: what orders it against a
+// merge or erasure, also across Galera nodes); returns the conversation id, or 0 (nothing
+// written) when the customer was merged or erased since it was checked (extensions.md §E9).
 std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
 
 // A stored ticket, in the fields POST /api/v1/tickets answers with (its created_at unread).

@@ -47,19 +47,25 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_TICKET_STATEMENTS(S)                                                            \
-    /* A merged customer (extensions.md E9) takes no new ticket: it is not found. */               \
+    /* A merged customer (extensions.md E9) takes no new ticket: it is not found; an erased */    \
+    /* one answers whether it is (410: the ticket would attach personal data to it). */            \
     S(customer_exists,                                                                             \
-      "SELECT 1 FROM customers WHERE id = ? AND shop_id = ? AND merged_into IS NULL")              \
+      "SELECT erased_at IS NOT NULL FROM customers WHERE id = ? AND shop_id = ? "                  \
+      "AND merged_into IS NULL")                                                                   \
+    /* First in the create's transaction: a real change of the customer's row (sql/011), so a */  \
+    /* merge or an erasure of it and this create are ordered, on one server by the row lock, on */ \
+    /* a Galera cluster by certification (docs/scale-out.md). No row: merged or erased since. */  \
+    S(customer_attach,                                                                             \
+      "UPDATE customers SET attach_seq = attach_seq + 1 WHERE id = ? AND merged_into IS NULL "     \
+      "AND erased_at IS NULL")                                                                     \
     S(user_exists, "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
     S(conversation_insert,                                                                         \
       "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
       "unread_chat_count, tags, language_code, via, created_at, updated_at) "                      \
-      /* From the customer's row, read with a shared lock: a merge of the customer (its row */    \
-      /* locked FOR UPDATE) commits first and the ticket then finds it merged and is not */       \
-      /* written (no row), rather than landing on the merged customer after its tickets moved. */  \
+      /* From the customer's row, which customer_attach holds locked and checked. */              \
       "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM customers "                \
-      "WHERE id = ? AND merged_into IS NULL LOCK IN SHARE MODE RETURNING id")                      \
+      "WHERE id = ? AND merged_into IS NULL RETURNING id")                                         \
     S(human_ticket_insert,                                                                         \
       "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "      \
       "RETURNING id")                                                                              \

@@ -100,6 +100,10 @@ Response create_comment(HandlerContext& ctx) {
     std::optional<AddedComment> added =
         add_comment(ctx.db, ctx.caller.key_digest(), ctx.path_id, comment);
     if (!added) {
+        // The comment would put personal data back on an erased customer's ticket (E9).
+        if (ticket_of_erased_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id)) {
+            return errors::customer_erased();
+        }
         return errors::ticket_not_found();  // nothing matched: the key's own statement decides
     }
     // Only the id of the shop and its webhooks' events are known (its domain is not needed).

@@ -54,6 +54,9 @@ Response create_survey(HandlerContext& ctx) {
     if (!recorded) {
         return errors::ticket_not_found();
     }
+    if (recorded->customer_erased) {
+        return errors::customer_erased();
+    }
     std::string survey_json;
     JsonWriter s(survey_json);
     write_survey(s, row_of_new_survey(*recorded, survey, shop.domain));

@@ -41,6 +41,24 @@ NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Mil
     return t;
 }
 
+namespace {
+
+// 404 for a customer the shop does not have (or merged: the body's id is not followed, unlike a
+// path's); 410 for an erased one: a ticket would attach new personal data to it.
+std::optional<Response> refuse_customer(HandlerContext& ctx, std::uint64_t customer_id) {
+    switch (ticket_customer(ctx.db, ctx.caller.shop().id, customer_id)) {
+        case TicketCustomer::live:
+            return std::nullopt;
+        case TicketCustomer::erased:
+            return errors::customer_erased();
+        case TicketCustomer::missing:
+            break;
+    }
+    return errors::customer_not_found();
+}
+
+}  // namespace
+
 Response create_ticket(HandlerContext& ctx) {
     auto body = read_json_object(ctx);
     if (body.error) {
@@ -51,8 +69,8 @@ Response create_ticket(HandlerContext& ctx) {
     if (!fields.ok()) {
         return errors::validation(fields.error());
     }
-    if (!customer_in_shop(ctx.db, ctx.caller.shop().id, ticket.customer_id)) {
-        return errors::customer_not_found();
+    if (std::optional<Response> refused = refuse_customer(ctx, ticket.customer_id)) {
+        return std::move(*refused);
     }
     if (ticket.assigned_to && !user_in_shop(ctx.db, ctx.caller.shop().id, *ticket.assigned_to)) {
         return errors::user_not_found();
@@ -60,8 +78,9 @@ Response create_ticket(HandlerContext& ctx) {
     const Shop& shop = ctx.caller.shop();
     Transaction tx(ctx.db);
     std::uint64_t id = insert_ticket(ctx.db, shop.id, ticket);
-    if (id == 0) {
-        return errors::customer_not_found();  // merged since the check (extensions.md §E9)
+    if (id == 0) {  // merged or erased since the check (extensions.md §E9): why, read again
+        std::optional<Response> refused = refuse_customer(ctx, ticket.customer_id);
+        return refused ? std::move(*refused) : errors::customer_not_found();
     }
     index_ticket_name(ctx.db, shop.id, id, ticket.name, /*created=*/true);
     // Rendered once: the response's "ticket" and, when a webhook wants it, the event's data.

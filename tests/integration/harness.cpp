@@ -957,8 +957,9 @@ std::string read_password_file(const std::string& path, const std::string& confi
 
 }  // namespace
 
-Db::Db() {
-    const std::string& config_path = env().config;
+Db::Db() : Db(env().config) {}
+
+Db::Db(const std::string& config_path) {
     const auto ini = read_ini(config_path);
     const std::string socket = value_or(ini, "db-socket", "");
     std::string password = value_or(ini, "db-password", "");
@@ -1063,6 +1064,27 @@ double metric_sample(const std::string& text, const std::string& name_and_labels
             return std::stod(text.substr(at + prefix.size()));
         }
         at += prefix.size();
+    }
+    return 0;
+}
+
+}  // namespace it
+
+namespace it {
+
+long busy_worker(const std::string& route, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        HttpResponse r = http("GET", "/status?full");
+        if (r.status == 200) {
+            for (const Json::Value& w : r.json()["workerList"]) {
+                if (w["state"] == "busy" && w["current"].isObject() &&
+                    w["current"]["route"] == route) {
+                    return w["pid"].asInt64();
+                }
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return 0;
 }

@@ -93,6 +93,10 @@ class OneHostOnly {
 HttpResponse http(const std::string& method, const std::string& path, const Headers& headers = {},
                   const std::optional<std::string>& body = std::nullopt);
 
+// The pid of a worker that /status?full shows busy on `route` (its pattern), polled until
+// `timeout`; 0 if none. For tests that kill a worker in the middle of a request.
+long busy_worker(const std::string& route, std::chrono::milliseconds timeout);
+
 // it::http to one chosen host: hosts()[host]. For tests that race two hosts on purpose.
 HttpResponse http_on(std::size_t host, const std::string& method, const std::string& path,
                      const Headers& headers = {},
@@ -253,8 +257,10 @@ std::string sha256_hex(std::string_view data);
 
 class Db {
   public:
-    // Connects with the db-* keys of SUPPORTCRM_CONFIG. Throws on failure.
+    // Connects with the db-* keys of SUPPORTCRM_CONFIG (or of another pool's configuration:
+    // a Galera test reaches host B's node so). Throws on failure.
     Db();
+    explicit Db(const std::string& config_path);
     ~Db();
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;

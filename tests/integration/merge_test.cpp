@@ -367,28 +367,6 @@ TEST(CustomerMerge, TheTargetMayTakeAMergedCustomersEmailAsItsOwn) {
                              409, "customer_exists", "Another customer has this email"));
 }
 
-namespace {
-
-// The pid of the worker of /status?full busy on `route`, polled until `timeout`; 0 if none.
-long busy_worker(const std::string& route, std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-        it::HttpResponse r = it::http("GET", "/status?full");
-        if (r.status == 200) {
-            for (const Json::Value& w : r.json()["workerList"]) {
-                if (w["state"] == "busy" && w["current"].isObject() &&
-                    w["current"]["route"] == route) {
-                    return w["pid"].asInt64();
-                }
-            }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return 0;
-}
-
-}  // namespace
-
 TEST(CustomerMerge, AMergeCutShortByAKilledWorkerLeavesBothCustomersWhole) {
     it::OneHostOnly one_host;  // the worker to kill is on the first host
     it::Shop shop = it::make_shop();
@@ -409,7 +387,7 @@ TEST(CustomerMerge, AMergeCutShortByAKilledWorkerLeavesBothCustomersWhole) {
         });
         ASSERT_TRUE(lock.someone_waits(std::chrono::seconds(10)));
         const long pid =
-            busy_worker("/api/v1/customers/{customerId}/merge", std::chrono::seconds(10));
+            it::busy_worker("/api/v1/customers/{customerId}/merge", std::chrono::seconds(10));
         ASSERT_GT(pid, 0);
         ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
         it::HttpResponse cut = answer.get();
