@@ -1,5 +1,7 @@
 #include "db/changes_repo.h"
 
+#include <stdexcept>
+
 #include "db/changes_sql.h"
 
 namespace supportcrm {
@@ -15,8 +17,7 @@ bool has_unnumbered(Db& db, std::uint64_t shop_id) {
     });
 }
 
-// The shop's last number with its counter row locked (and @changes_seq set to it); nullopt
-// when the shop has no row yet.
+// The shop's last number with its counter row locked; nullopt when the shop has no row yet.
 std::optional<std::uint64_t> locked_last_number(Db& db, std::uint64_t shop_id) {
     return db.run(Stmt::change_sequence_locked,
                   [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
@@ -27,6 +28,21 @@ std::optional<std::uint64_t> locked_last_number(Db& db, std::uint64_t shop_id) {
                       }
                       return rs->getUInt64(1);
                   });
+}
+
+// The ids as a JSON array ("[4,9,12]"), for changes_number's JSON_TABLE.
+std::string unnumbered_ids(Db& db, std::uint64_t shop_id, unsigned batch, std::size_t& count) {
+    return db.run(Stmt::changes_unnumbered_ids, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt(2, batch);
+        ResultSetPtr rs(st.executeQuery());
+        std::string ids = "[";
+        count = 0;
+        while (rs->next()) {
+            ids += (count++ == 0 ? "" : ",") + std::to_string(rs->getUInt64(1));
+        }
+        return ids + "]";
+    });
 }
 
 std::uint64_t lock_counter(Db& db, std::uint64_t shop_id) {
@@ -46,23 +62,32 @@ std::uint64_t lock_counter(Db& db, std::uint64_t shop_id) {
 
 // One numbering transaction: how many events it numbered.
 std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
-    // For the next transaction only: no gap locks that would hold up the shop's writers, and
-    // uncommitted events are passed over rather than waited for (changes_sql.h).
+    // For the next transaction only: each read sees what committed before it (the unnumbered
+    // events' read comes after the counter's lock), and no gap lock holds up the shop's writers.
     db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "changes isolation");
     Transaction tx(db);
     const std::uint64_t last = lock_counter(db, shop_id);
+    std::size_t count = 0;
+    const std::string ids = unnumbered_ids(db, shop_id, batch, count);
+    if (count == 0) {
+        tx.commit();
+        return 0;
+    }
     const std::uint64_t numbered = db.run(Stmt::changes_number, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt(2, batch);
+        st.setString(1, ids);
+        st.setUInt64(2, last);
         return static_cast<std::uint64_t>(st.executeUpdate());
     });
-    if (numbered > 0) {
-        db.run(Stmt::change_sequence_advance, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, last + numbered);
-            st.setUInt64(2, shop_id);
-            st.executeUpdate();
-        });
+    if (numbered != count) {
+        // Only numberings set seq, and they run one at a time under the counter's lock.
+        throw std::logic_error("changes numbering: " + std::to_string(count) + " events read, " +
+                               std::to_string(numbered) + " numbered");
     }
+    db.run(Stmt::change_sequence_advance, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, last + numbered);
+        st.setUInt64(2, shop_id);
+        st.executeUpdate();
+    });
     tx.commit();
     return numbered;
 }

@@ -20,21 +20,23 @@ namespace sql_text {
     S(changes_unnumbered,                                                                          \
       "SELECT 1 FROM webhook_events WHERE shop_id = ? AND seq IS NULL LIMIT 1")                    \
     /* The numbering, in one short READ COMMITTED transaction. The shop's counter row, locked: */ \
-    /* one numbering at a time per shop. It also sets @changes_seq, which changes_number counts */ \
-    /* on from (a session variable: no text of the numbers goes back and forth). */              \
+    /* one numbering at a time per shop; a locking read reads the last committed numbering. */   \
     S(change_sequence_locked,                                                                      \
-      "SELECT (@changes_seq := last_seq) AS last FROM change_sequences WHERE shop_id = ? "          \
-      "FOR UPDATE")                                                                                \
+      "SELECT last_seq FROM change_sequences WHERE shop_id = ? FOR UPDATE")                        \
     /* A shop's first numbering makes its row (two racing: the second waits, then ignores). */    \
     S(change_sequence_insert,                                                                      \
       "INSERT IGNORE INTO change_sequences (shop_id, last_seq) VALUES (?, 0)")                     \
-    /* The next numbers to the shop's committed unnumbered events, in id order. Under READ */     \
-    /* COMMITTED InnoDB's UPDATE reads a row another transaction holds locked in its last */      \
-    /* committed version (semi-consistent read): an event whose write has not committed has none */ \
-    /* and is left for a later numbering, without waiting for that write. */                      \
+    /* The shop's committed unnumbered events, in id order: a consistent (non-locking) read, so */ \
+    /* an event whose write has not committed is neither seen nor waited for (a locking scan of */ \
+    /* the index would wait for that write's row lock). Under READ COMMITTED the read's */        \
+    /* snapshot is taken now, after the counter's lock: it holds every numbering before. */       \
+    S(changes_unnumbered_ids,                                                                      \
+      "SELECT id FROM webhook_events WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")       \
+    /* Those events get the next numbers, last + 1, last + 2, ... in the order listed (a JSON */  \
+    /* array of ids: one statement, each row found by its primary key). */                        \
     S(changes_number,                                                                              \
-      "UPDATE webhook_events SET seq = (@changes_seq := @changes_seq + 1) "                        \
-      "WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")                                     \
+      "UPDATE webhook_events e JOIN JSON_TABLE(?, '$[*]' COLUMNS (n FOR ORDINALITY, "              \
+      "id BIGINT UNSIGNED PATH '$')) j ON e.id = j.id SET e.seq = ? + j.n WHERE e.seq IS NULL")    \
     S(change_sequence_advance,                                                                     \
       "UPDATE change_sequences SET last_seq = ? WHERE shop_id = ?")                                \
     /* A page of the feed: the entries after the cursor's number, in number order. */            \
