@@ -60,8 +60,8 @@ std::vector<std::string> types_of(const std::vector<Json::Value>& changes) {
 // The shop's event ids as the database has them (every change it committed).
 std::set<std::string> event_ids(it::Db& db, int64_t shop_id) {
     std::set<std::string> out;
-    const int64_t n =
-        db.count("SELECT COUNT(*) FROM webhook_events WHERE shop_id = ?", {std::to_string(shop_id)});
+    const int64_t n = db.count("SELECT COUNT(*) FROM webhook_events WHERE shop_id = ?",
+                               {std::to_string(shop_id)});
     for (int64_t i = 0; i < n; ++i) {
         out.insert(db.scalar("SELECT id FROM webhook_events WHERE shop_id = ? ORDER BY id "
                              "LIMIT 1 OFFSET " +
@@ -106,8 +106,9 @@ TEST(Changes, EveryWriteIsReadableAtOnceWithItsWebhookIdTypeAndChanges) {
               (std::vector<std::string>{"ticket.created", "comment.created", "ticket.updated"}));
     EXPECT_EQ(next.changes[0]["data"]["id"].asString(), t);
     EXPECT_EQ(next.changes[1]["data"]["ticketId"].asString(), t);
-    EXPECT_EQ(it::to_json(next.changes[2]["changes"]),
-              it::to_json(object({{"name", object({{"from", Json::Value()}, {"to", "Renamed"}})}})));
+    EXPECT_EQ(
+        it::to_json(next.changes[2]["changes"]),
+        it::to_json(object({{"name", object({{"from", Json::Value()}, {"to", "Renamed"}})}})));
     // The ids are the outbox's, the webhook-id of the same events (E5).
     it::Db db;
     std::set<std::string> seen;
@@ -159,15 +160,15 @@ TEST(Changes, BadInputIs400InvalidQueryAndTheRouteNeedsTheExportScope) {
     new_customer(shop, "list");
     const HttpResponse customers = it::get("/api/v1/customers?limit=1", shop);
     ASSERT_TRUE(it::is_success(customers, 200)) << customers.describe();
-    EXPECT_TRUE(it::is_error(feed(shop, "cursor=" + customers.json()["nextCursor"].asString()),
-                             400, "invalid_query", "Invalid cursor"));
+    EXPECT_TRUE(it::is_error(feed(shop, "cursor=" + customers.json()["nextCursor"].asString()), 400,
+                             "invalid_query", "Invalid cursor"));
     // E12: the feed is an export.
-    const Json::Value reader = it::admin({"key", "create", "--shop", shop.domain, "--scopes",
-                                          "read,write"});
+    const Json::Value reader =
+        it::admin({"key", "create", "--shop", shop.domain, "--scopes", "read,write"});
     it::Shop limited = shop;
     limited.key = reader["key"].asString();
-    EXPECT_TRUE(it::is_error(feed(limited), 403, "insufficient_scope",
-                             "API key lacks the export scope"));
+    EXPECT_TRUE(
+        it::is_error(feed(limited), 403, "insufficient_scope", "API key lacks the export scope"));
 }
 
 // Retention deletes old entries; a cursor from before the deleted ones cannot continue.
@@ -182,8 +183,8 @@ TEST(Changes, ACursorWhoseNextEntriesRetentionDeletedIs410CursorExpired) {
     // What the deliverer's retention does to entries past changes-retention-days.
     db.execute("DELETE FROM webhook_events WHERE shop_id = ? AND seq = 2",
                {std::to_string(shop.id)});
-    EXPECT_TRUE(
-        it::is_error(feed(shop, "cursor=" + first.next), 410, "cursor_expired", "Cursor has expired"));
+    EXPECT_TRUE(it::is_error(feed(shop, "cursor=" + first.next), 410, "cursor_expired",
+                             "Cursor has expired"));
     // Without a cursor: from the oldest entry kept.
     EXPECT_EQ(read_page(shop).changes.size(), 2U);
 }
@@ -192,9 +193,10 @@ TEST(Changes, SinceStartsAtTheFirstChangeCommittedAtOrAfterIt) {
     const it::Shop shop = it::make_shop();
     new_customer(shop, "early");
     it::Db db;
-    db.execute("UPDATE webhook_events SET created_at = created_at - INTERVAL 1 HOUR "
-               "WHERE shop_id = ?",
-               {std::to_string(shop.id)});
+    db.execute(
+        "UPDATE webhook_events SET created_at = created_at - INTERVAL 1 HOUR "
+        "WHERE shop_id = ?",
+        {std::to_string(shop.id)});
     const int64_t late = new_customer(shop, "late");
     const Page p = read_page(shop, "since=" + std::string("2000-01-01"));
     EXPECT_EQ(p.changes.size(), 2U);
@@ -216,21 +218,20 @@ TEST(Changes, AnErasedCustomersEntriesReadIdAndErased) {
     it::tickets::World w = it::tickets::make_world();
     const std::string t = it::tickets::create_ticket_id(w);
     it::tickets::add_comment(w.shop, t, object({{"text", "my address is 1 Main St"}}));
-    ASSERT_TRUE(it::is_success(it::http("PATCH", "/api/v1/customers/" + std::to_string(w.customer_id),
-                                        it::json_headers(w.shop),
-                                        it::to_json(object({{"first_name", "Annie"}}))),
-                               200));
+    ASSERT_TRUE(it::is_success(
+        it::http("PATCH", "/api/v1/customers/" + std::to_string(w.customer_id),
+                 it::json_headers(w.shop), it::to_json(object({{"first_name", "Annie"}}))),
+        200));
     const it::tickets::World bystander{w.shop, Json::Value(), new_customer(w.shop, "keep")};
     const it::Shop eraser = it::with_erase_key(w.shop);
-    const HttpResponse erased =
-        it::http("DELETE", "/api/v1/customers/" + std::to_string(w.customer_id), it::key_header(eraser));
+    const HttpResponse erased = it::http(
+        "DELETE", "/api/v1/customers/" + std::to_string(w.customer_id), it::key_header(eraser));
     ASSERT_TRUE(it::is_success(erased, 200)) << erased.describe();
 
     const Page p = read_page(w.shop);
-    ASSERT_EQ(types_of(p.changes),
-              (std::vector<std::string>{"customer.created", "ticket.created", "comment.created",
-                                        "customer.updated", "customer.created",
-                                        "customer.erased"}));
+    ASSERT_EQ(types_of(p.changes), (std::vector<std::string>{
+                                       "customer.created", "ticket.created", "comment.created",
+                                       "customer.updated", "customer.created", "customer.erased"}));
     const std::string customer = std::to_string(w.customer_id);
     auto expect_erased = [](const Json::Value& c, const Json::Value& id) {
         EXPECT_EQ(it::member_names(c["data"]), (std::vector<std::string>{"erased", "id"}))
@@ -261,9 +262,10 @@ TEST(Changes, ALateCommitterIsReadAfterTheCursorWhereIdOrderWouldSkipIt) {
 
     it::Db held;
     held.execute("START TRANSACTION", {});
-    held.execute("INSERT INTO webhook_events (shop_id, type, payload, created_at) "
-                 "VALUES (?, 1, '{\"id\":0,\"late\":true}', UTC_TIMESTAMP(3))",
-                 {shop_id});
+    held.execute(
+        "INSERT INTO webhook_events (shop_id, type, payload, created_at) "
+        "VALUES (?, 1, '{\"id\":0,\"late\":true}', UTC_TIMESTAMP(3))",
+        {shop_id});
     const std::string late_id = held.scalar("SELECT LAST_INSERT_ID()").value_or("");
     new_customer(shop, "second");  // a larger id, committed first
 
@@ -306,8 +308,8 @@ TEST(Changes, SixteenWritersAndAReaderFollowingTheCursorSeeEveryChangeExactlyOnc
         bool drained_after_writers = false;
         while (!drained_after_writers) {
             const bool writers_done = writers_left.load() == 0;
-            const Page p = read_page(w.shop, "limit=50&wait=1" +
-                                                 (cursor.empty() ? "" : "&cursor=" + cursor));
+            const Page p =
+                read_page(w.shop, "limit=50&wait=1" + (cursor.empty() ? "" : "&cursor=" + cursor));
             if (p.next.empty()) {
                 ++failures;
                 return;
@@ -326,15 +328,16 @@ TEST(Changes, SixteenWritersAndAReaderFollowingTheCursorSeeEveryChangeExactlyOnc
         bool drained_after_writers = false;
         while (!drained_after_writers) {
             const bool writers_done = writers_left.load() == 0;
-            const auto next = db.scalar(
-                "SELECT MIN(id) FROM webhook_events WHERE shop_id = ? AND id > ?",
-                {shop_id, std::to_string(after)});
+            const auto next =
+                db.scalar("SELECT MIN(id) FROM webhook_events WHERE shop_id = ? AND id > ?",
+                          {shop_id, std::to_string(after)});
             if (next) {
                 after = std::stoll(*next);
                 naive_read.insert(after);
             } else {
                 drained_after_writers = writers_done;
-                std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a poll, not a wait for a condition
+                std::this_thread::sleep_for(
+                    std::chrono::milliseconds(2));  // a poll, not a wait for a condition
             }
         }
     });
@@ -356,9 +359,9 @@ TEST(Changes, SixteenWritersAndAReaderFollowingTheCursorSeeEveryChangeExactlyOnc
                         break;
                     default:
                         r = it::http("POST", "/api/v1/tickets", it::json_headers(w.shop),
-                                     it::to_json(object({{"customerId", Json::Value(Json::Int64(
-                                                                            w.customer_id))},
-                                                         {"Channel", "Mail"}})));
+                                     it::to_json(object(
+                                         {{"customerId", Json::Value(Json::Int64(w.customer_id))},
+                                          {"Channel", "Mail"}})));
                 }
                 if (r.status != 201) {
                     ++failures;
@@ -400,9 +403,10 @@ TEST(Changes, SixteenWritersAndAReaderFollowingTheCursorSeeEveryChangeExactlyOnc
     for (const std::string& id : committed) {
         naive_missed += naive_read.count(std::stoll(id)) == 0;
     }
-    std::printf("[ changes ] %zu events; the feed read each once; a naive id > cursor reader "
-                "skipped %zu\n",
-                committed.size(), naive_missed);
+    std::printf(
+        "[ changes ] %zu events; the feed read each once; a naive id > cursor reader "
+        "skipped %zu\n",
+        committed.size(), naive_missed);
     RecordProperty("naive_skipped", static_cast<int>(naive_missed));
 }
 
@@ -416,7 +420,8 @@ unsigned max_waiting() {
         return static_cast<unsigned>(std::stoul(set->second));
     }
     const auto workers = ini.find("workers");
-    const unsigned n = workers == ini.end() ? 0 : static_cast<unsigned>(std::stoul(workers->second));
+    const unsigned n =
+        workers == ini.end() ? 0 : static_cast<unsigned>(std::stoul(workers->second));
     return std::max(1U, (n == 0 ? std::thread::hardware_concurrency() : n) / 4);
 }
 
@@ -511,9 +516,10 @@ TEST(Changes, ALongPollSeesAChangeFromAnotherHostWithinASecond) {
     });
     ASSERT_TRUE(until_waiting(1));
     it::Db db;
-    db.execute("INSERT INTO webhook_events (shop_id, type, payload, created_at) "
-               "VALUES (?, 1, '{\"id\":0}', UTC_TIMESTAMP(3))",
-               {std::to_string(shop.id)});
+    db.execute(
+        "INSERT INTO webhook_events (shop_id, type, payload, created_at) "
+        "VALUES (?, 1, '{\"id\":0}', UTC_TIMESTAMP(3))",
+        {std::to_string(shop.id)});
     const auto committed = Clock::now();
     poll.join();
     EXPECT_EQ(page.changes.size(), 1U);
