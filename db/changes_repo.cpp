@@ -1,6 +1,7 @@
 #include "db/changes_repo.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include "db/changes_sql.h"
 
@@ -30,18 +31,17 @@ std::optional<std::uint64_t> locked_last_number(Db& db, std::uint64_t shop_id) {
                   });
 }
 
-// The ids as a JSON array ("[4,9,12]"), for changes_number's JSON_TABLE.
-std::string unnumbered_ids(Db& db, std::uint64_t shop_id, unsigned batch, std::size_t& count) {
+// The shop's committed unnumbered events, in id order (a consistent read).
+std::vector<std::uint64_t> unnumbered_ids(Db& db, std::uint64_t shop_id, unsigned batch) {
     return db.run(Stmt::changes_unnumbered_ids, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt(2, batch);
         ResultSetPtr rs(st.executeQuery());
-        std::string ids = "[";
-        count = 0;
+        std::vector<std::uint64_t> ids;
         while (rs->next()) {
-            ids += (count++ == 0 ? "" : ",") + std::to_string(rs->getUInt64(1));
+            ids.push_back(rs->getUInt64(1));
         }
-        return ids + "]";
+        return ids;
     });
 }
 
@@ -67,21 +67,24 @@ std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
     db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "changes isolation");
     Transaction tx(db);
     const std::uint64_t last = lock_counter(db, shop_id);
-    std::size_t count = 0;
-    const std::string ids = unnumbered_ids(db, shop_id, batch, count);
-    if (count == 0) {
+    const std::vector<std::uint64_t> ids = unnumbered_ids(db, shop_id, batch);
+    std::uint64_t numbered = 0;
+    for (const std::uint64_t id : ids) {
+        const bool set = db.run(Stmt::changes_number, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, last + numbered + 1);
+            st.setUInt64(2, id);
+            return st.executeUpdate() == 1;
+        });
+        if (!set) {
+            // Only numberings set seq, and they run one at a time under the counter's lock.
+            throw std::logic_error("changes numbering: event " + std::to_string(id) +
+                                   " was numbered by another");
+        }
+        ++numbered;
+    }
+    if (numbered == 0) {
         tx.commit();
         return 0;
-    }
-    const std::uint64_t numbered = db.run(Stmt::changes_number, [&](sql::PreparedStatement& st) {
-        st.setString(1, ids);
-        st.setUInt64(2, last);
-        return static_cast<std::uint64_t>(st.executeUpdate());
-    });
-    if (numbered != count) {
-        // Only numberings set seq, and they run one at a time under the counter's lock.
-        throw std::logic_error("changes numbering: " + std::to_string(count) + " events read, " +
-                               std::to_string(numbered) + " numbered");
     }
     db.run(Stmt::change_sequence_advance, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, last + numbered);

@@ -32,11 +32,12 @@ namespace sql_text {
     /* snapshot is taken now, after the counter's lock: it holds every numbering before. */       \
     S(changes_unnumbered_ids,                                                                      \
       "SELECT id FROM webhook_events WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")       \
-    /* Those events get the next numbers, last + 1, last + 2, ... in the order listed (a JSON */  \
-    /* array of ids: one statement, each row found by its primary key). */                        \
+    /* Each of those events gets the next number, one primary-key update each: the statement */  \
+    /* touches that committed row alone. (A multi-table UPDATE over a JSON_TABLE of the ids was */ \
+    /* one statement, but it may scan webhook_events, and its locking scan then waits for a */    \
+    /* writer's uncommitted event: seen in tests/integration/changes_test.cpp, 6 s.) */            \
     S(changes_number,                                                                              \
-      "UPDATE webhook_events e JOIN JSON_TABLE(?, '$[*]' COLUMNS (n FOR ORDINALITY, "              \
-      "id BIGINT UNSIGNED PATH '$')) j ON e.id = j.id SET e.seq = ? + j.n WHERE e.seq IS NULL")    \
+      "UPDATE webhook_events SET seq = ? WHERE id = ? AND seq IS NULL")                           \
     S(change_sequence_advance,                                                                     \
       "UPDATE change_sequences SET last_seq = ? WHERE shop_id = ?")                                \
     /* A page of the feed: the entries after the cursor's number, in number order. */            \

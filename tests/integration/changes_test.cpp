@@ -4,6 +4,8 @@
 // since, erased customers' entries, and the long-poll (wake-up delay, changes-max-waiting,
 // /status's `waiting`).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <atomic>
@@ -524,4 +526,58 @@ TEST(Changes, ALongPollSeesAChangeFromAnotherHostWithinASecond) {
     poll.join();
     EXPECT_EQ(page.changes.size(), 1U);
     EXPECT_LT(answered - committed, std::chrono::seconds(1));
+}
+
+namespace {
+
+// The pool's master: the parent of a worker /status lists.
+pid_t pool_master() {
+    const HttpResponse r = it::http("GET", "/status?full");
+    for (const Json::Value& w : r.json()["workerList"]) {
+        const std::string stat = it::read_file("/proc/" + w["pid"].asString() + "/stat");
+        const std::size_t close = stat.rfind(')');
+        if (close != std::string::npos) {
+            int ppid = 0;
+            char state = 0;
+            if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2) {
+                return static_cast<pid_t>(ppid);
+            }
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+// A reload (SIGHUP: the master re-executes and replaces its workers) ends a waiting long-poll
+// cleanly: it is answered 200 with what there is and its cursor, long before its 30 s.
+TEST(Changes, AWaitingLongPollIsAnsweredCleanlyOnReload) {
+    it::OneHostOnly one_host;
+    const it::Shop shop = it::make_shop();
+    const std::string cursor = read_page(shop).next;
+    ASSERT_TRUE(until_waiting(0));
+    HttpResponse answer;
+    Clock::time_point answered;
+    std::thread poll([&] {
+        answer = feed(shop, "wait=30&cursor=" + cursor);
+        answered = Clock::now();
+    });
+    ASSERT_TRUE(until_waiting(1));
+    const pid_t master = pool_master();
+    ASSERT_GT(master, 0);
+    const auto signalled = Clock::now();
+    ASSERT_EQ(kill(master, SIGHUP), 0);
+    poll.join();
+    EXPECT_TRUE(it::is_success(answer, 200)) << answer.describe();
+    EXPECT_TRUE(answer.json()["changes"].empty());
+    EXPECT_TRUE(answer.json()["nextCursor"].isString());
+    EXPECT_LT(answered - signalled, std::chrono::seconds(5));
+    // The new pool serves, and the cursor goes on there.
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < deadline && it::http_unchecked("GET", "/healthz").status != 200) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    new_customer(shop, "after-reload");
+    EXPECT_EQ(read_page(shop, "cursor=" + answer.json()["nextCursor"].asString()).changes.size(),
+              1U);
 }
