@@ -147,6 +147,10 @@ Response customer_erased() {
     return make(410, "customer_erased", "Customer was erased");
 }
 
+Response cursor_expired() {
+    return make(410, "cursor_expired", "Cursor has expired");
+}
+
 std::optional<Response> customer_gone(const std::optional<std::uint64_t>& merged_into,
                                       bool erased) {
     if (merged_into) {

@@ -57,6 +57,7 @@ Response customer_exists(std::string_view field, std::uint64_t customer_id);
 // "mergedInto".
 Response customer_merged(std::uint64_t target_id);
 Response customer_erased();  // 410 "Customer was erased"
+Response cursor_expired();   // 410: the changes feed's entries after it may be gone (E11)
 // What a request naming a customer that was merged (308) or erased (410) is answered; nullopt
 // for a live customer.
 std::optional<Response> customer_gone(const std::optional<std::uint64_t>& merged_into, bool erased);

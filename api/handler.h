@@ -114,6 +114,7 @@ Response create_comment(HandlerContext& ctx);
 Response list_csat(HandlerContext& ctx);
 Response export_csat(HandlerContext& ctx);
 Response create_survey(HandlerContext& ctx);
+Response list_changes(HandlerContext& ctx);
 Response healthz(HandlerContext& ctx);
 Response get_openapi(HandlerContext& ctx);
 Response patch_ticket(HandlerContext& ctx);

@@ -284,6 +284,13 @@ const Key kKeys[] = {
     SUPPORTCRM_KEY("webhook-retention-days", webhooks.retention_days,
                    "days supportcrm-webhooks keeps finished deliveries, their attempts and their "
                    "events before deleting them; at least the retry window (webhook-retry-for)"),
+    SUPPORTCRM_KEY("changes-retention-days", changes.retention_days,
+                   "days the changes feed (GET /api/v1/changes) keeps its entries; an older "
+                   "cursor answers 410 cursor_expired",
+                   require(v != 0, "changes-retention-days: must be at least 1")),
+    SUPPORTCRM_KEY("changes-max-waiting", changes.max_waiting,
+                   "GET /api/v1/changes requests that may wait (wait=N) at once in the pool; "
+                   "others are answered at once; 0 = a quarter of the workers, at least 1"),
 };
 
 // The checks that involve more than one key, after every key was read.
@@ -304,6 +311,7 @@ void check_together(Config& c, const po::variables_map& command_line) {
     if (!c.db_password_file.empty() && !password_flag) {
         c.db.password = read_password_file(c.db_password_file);
     }
+    c.webhooks.changes_retention_days = c.changes.retention_days;
     const WebhookSettings& w = c.webhooks;
     if (w.poll_ms == 0 || w.batch == 0 || w.retry_first_ms == 0 || w.max_in_flight == 0 ||
         w.max_per_host == 0 || w.retry_max_ms < w.retry_first_ms) {

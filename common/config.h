@@ -29,6 +29,15 @@ struct WebhookSettings {
     unsigned retry_max_ms = 3600000;  // the longest delay between two attempts
     unsigned retry_for = 86400;       // seconds after the event when a failure is final
     unsigned retention_days = 30;     // finished deliveries and their events are kept this long
+    // The changes feed's retention (Config::changes), copied here by load_config: the events
+    // are the feed's entries too, and the deliverer prunes them.
+    unsigned changes_retention_days = 30;
+};
+
+// The changes feed (extensions.md §E11).
+struct ChangesSettings {
+    unsigned retention_days = 30;  // entries kept; an older cursor answers 410
+    unsigned max_waiting = 0;      // long-polls waiting at once in the pool; 0: workers / 4, >= 1
 };
 
 struct Config {
@@ -54,6 +63,7 @@ struct Config {
     log::Level log_level = log::Level::info;
     std::string migrations_dir = SUPPORTCRM_MIGRATIONS_DIR;
     WebhookSettings webhooks;
+    ChangesSettings changes;
 };
 
 // Thrown for a bad or unreadable configuration; the message names the key. Binaries exit 78.

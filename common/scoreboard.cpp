@@ -185,7 +185,7 @@ WorkerView read_slot(const WorkerSlot& s, std::size_t index, std::int64_t now_ns
             continue;  // being written: a few stores, over at once
         }
         w.state = static_cast<WorkerState>(s.state.load(relaxed));
-        if (w.state == WorkerState::busy) {
+        if (w.state == WorkerState::busy || w.state == WorkerState::waiting) {
             w.method = s.method.load(relaxed);
             w.route = s.route.load(relaxed);
             w.elapsed_ms = (now_ns - s.request_started_ns.load(relaxed)) / 1'000'000;
@@ -216,6 +216,8 @@ const char* worker_state_name(WorkerState state) {
             return "idle";
         case WorkerState::busy:
             return "busy";
+        case WorkerState::waiting:
+            return "waiting";
     }
     return "free";
 }
@@ -294,6 +296,9 @@ bool Scoreboard::release(pid_t pid) {
         }
         // Readers sum totals and live slots: under fold_seq they never see the dead worker's
         // counts twice (or not at all).
+        if (static_cast<WorkerState>(s.state.load(relaxed)) == WorkerState::waiting) {
+            header_->changes_waiting.fetch_sub(1, relaxed);  // it died waiting: its place back
+        }
         write_begin(header_->fold_seq);
         add(header_->totals, s.counters);
         write_begin(s.seq);

@@ -55,6 +55,7 @@ enum class WorkerState : std::uint32_t {
     starting,  // forked, connecting to the database
     idle,      // waiting for a connection
     busy,      // serving a request
+    waiting,   // serving a long-poll of the changes feed that waits for a change (E11)
 };
 const char* worker_state_name(WorkerState state);
 
@@ -102,6 +103,11 @@ struct alignas(64) ScoreboardHeader {
     // The per-key rate budgets of the host (common/rate_limit.h): written by every worker with
     // a CAS, never locked; zero (every bucket full) when the master maps the region.
     alignas(64) std::atomic<std::uint64_t> rate_slots[rate_limit::kSlots];
+    // The changes feed's long-poll (extensions.md §E11, common/changes_wait.h): a futex word
+    // every write of the pool bumps after its commit, and the requests waiting now (at most
+    // changes-max-waiting; a worker that dies waiting gives its place back in release()).
+    alignas(64) std::atomic<std::uint32_t> change_generation;
+    std::atomic<std::uint32_t> changes_waiting;
 };
 
 // A consistent copy of one worker's slot.
@@ -192,6 +198,7 @@ class SlotWriter {
     SlotWriter& operator=(const SlotWriter&) = delete;
 
     StatementProbe& probe() { return slot_->probe; }
+    WorkerSlot* slot() { return slot_; }
     void idle();
     // A request was accepted: it shows as busy with its method, route and start.
     void begin(std::size_t method, std::size_t route, std::string_view request_id,

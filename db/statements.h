@@ -13,6 +13,7 @@
 
 #include "db/admin_sql.h"
 #include "db/auth_sql.h"
+#include "db/changes_sql.h"
 #include "db/comment_sql.h"
 #include "db/customer_sql.h"
 #include "db/erasure_sql.h"
@@ -40,7 +41,8 @@ namespace supportcrm {
     SUPPORTCRM_ADMIN_STATEMENTS(S)        \
     SUPPORTCRM_IDEMPOTENCY_STATEMENTS(S)  \
     SUPPORTCRM_SECRET_STATEMENTS(S)       \
-    SUPPORTCRM_WEBHOOK_STATEMENTS(S)
+    SUPPORTCRM_WEBHOOK_STATEMENTS(S)      \
+    SUPPORTCRM_CHANGES_STATEMENTS(S)
 
 #define SUPPORTCRM_STMT_ENUMERATOR(name, ...) name,
 enum class Stmt { SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_ENUMERATOR) count_ /* not a statement: the number of them */ };

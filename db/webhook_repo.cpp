@@ -309,9 +309,10 @@ std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended
     return recorded;
 }
 
-Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch) {
-    const std::string before = timeutil::format_db(cutoff);
-    auto prune = [&](Stmt stmt) {
+Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, timeutil::Millis events_cutoff,
+                          unsigned batch) {
+    auto prune = [&](Stmt stmt, timeutil::Millis older_than) {
+        const std::string before = timeutil::format_db(older_than);
         return db.run(stmt, [&](sql::PreparedStatement& st) {
             st.setString(1, before);
             st.setUInt(2, batch);
@@ -320,8 +321,8 @@ Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch) {
     };
     Pruned pruned;
     // Deliveries first: their events can only go once they are gone.
-    pruned.deliveries = prune(Stmt::webhook_deliveries_prune);
-    pruned.events = prune(Stmt::webhook_events_prune);
+    pruned.deliveries = prune(Stmt::webhook_deliveries_prune, cutoff);
+    pruned.events = prune(Stmt::webhook_events_prune, events_cutoff);
     return pruned;
 }
 

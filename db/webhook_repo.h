@@ -132,13 +132,15 @@ struct EndedAttempt {
 std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended);
 
 // Retention: deletes up to `batch` finished deliveries (with their attempts) that finished
-// before `cutoff`, then up to `batch` events older than `cutoff` that have no delivery left,
-// each statement its own transaction.
+// before `cutoff`, then up to `batch` events older than `events_cutoff` that have no delivery
+// left, each statement its own transaction. The events are also the changes feed's (E11):
+// the deliverer passes the earlier of the two retentions' cutoffs as events_cutoff.
 struct Pruned {
     std::size_t deliveries = 0;
     std::size_t events = 0;
 };
-Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, unsigned batch);
+Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, timeutil::Millis events_cutoff,
+                          unsigned batch);
 
 // --- GET /metrics -------------------------------------------------------------------------
 

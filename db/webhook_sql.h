@@ -12,8 +12,9 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_WEBHOOK_STATEMENTS(S)                                                           \
-    /* The API's one webhook statement: an event in the outbox, inside the create's transaction, */ \
-    /* sent only when the shop's webhook_events bit for it is set (customers: a trigger, sql/006). */ \
+    /* The API's one webhook statement: an event in the outbox, inside the write's transaction, */ \
+    /* written when the shop's webhook_events bit for it is set (customers: a trigger, sql/006): */ \
+    /* since the changes feed (E11, sql/013) every bit of every shop. */                           \
     S(webhook_event_insert,                                                                        \
       "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
       "VALUES (?, ?, ?, ?, ?)")                                                                    \
@@ -21,10 +22,12 @@ namespace sql_text {
     S(webhook_insert,                                                                              \
       "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "    \
       "RETURNING id")                                                                              \
-    /* The shop's union of filters, recomputed in the transaction that adds or deletes a webhook */ \
-    /* (the shop row is locked by it, so two such transactions on one shop are ordered). */        \
+    /* The events the shop's writes record, set in the transaction that adds or deletes a */     \
+    /* webhook (the shop row is locked by it, so two such transactions on one shop are ordered): */ \
+    /* every type (255), whatever the webhooks' filters, since the changes feed (E11) reads them */ \
+    /* all; the union of the filters is still what the deliverer fans out (by each webhook's). */  \
     S(shop_webhook_events_refresh,                                                                 \
-      "UPDATE shops SET webhook_events = "                                                         \
+      "UPDATE shops SET webhook_events = 255 | "                                                   \
       "(SELECT COALESCE(BIT_OR(w.events), 0) FROM webhooks w WHERE w.shop_id = ?) WHERE id = ?")   \
     S(webhooks_of_shop,                                                                            \
       "SELECT id, url, events, " SUPPORTCRM_MILLIS("created_at")                                   \

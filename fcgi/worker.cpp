@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "api/idempotency.h"
 #include "api/request.h"
 #include "api/response_writer.h"
+#include "common/changes_feed.h"
 #include "common/log.h"
 #include "common/signals.h"
 #include "fcgi/readiness.h"
@@ -256,6 +258,12 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config, SlotWriter& board) 
         std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
     const std::uint64_t db_errors = db.error_count();
     Outcome outcome = respond(request, db, routed, config.max_body_bytes);
+    // A write answered 2xx has committed: long-polls of the changes feed on this host wake now
+    // (a write that changed nothing wakes them for nothing; they look and wait again).
+    if (request.method != "GET" && request.method != "HEAD" && outcome.response.status >= 200 &&
+        outcome.response.status < 300) {
+        changes_feed::notify();
+    }
     write_response(fcgi, request, outcome.response);
     if (fcgi.keepConnection) {
         drain_body(fcgi.in);
@@ -423,6 +431,10 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
     Db db(config.db);
     SlotWriter board(slot);
     db.set_probe(&board.probe());
+    changes_feed::configure(Scoreboard::attached(), board.slot(),
+                            config.changes.max_waiting != 0 ? config.changes.max_waiting
+                                                            : std::max(1U, config.workers / 4),
+                            config.changes.retention_days);
     const bool connected = connect_before_serving(db, ready_fd);
     close(ready_fd);
     if (!connected) {

@@ -100,7 +100,8 @@ void duration_histogram(std::string& out, const PoolView& v) {
 
 void workers_by_state(std::string& out, const PoolView& v) {
     family(out, "supportcrm_workers", "gauge", "Worker processes, by state.");
-    for (WorkerState state : {WorkerState::starting, WorkerState::idle, WorkerState::busy}) {
+    for (WorkerState state :
+         {WorkerState::starting, WorkerState::idle, WorkerState::busy, WorkerState::waiting}) {
         std::uint64_t n = 0;
         for (const WorkerView& w : v.workers) {
             n += w.state == state;

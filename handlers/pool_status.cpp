@@ -15,10 +15,13 @@
 namespace supportcrm {
 namespace {
 
-// A worker still connecting to the database is not part of the pool yet: total is busy + idle.
+// A worker still connecting to the database is not part of the pool yet: total is busy + idle
+// + waiting. A worker holding a long-poll of the changes feed (E11) that waits for a change is
+// `waiting`, not busy: it costs the pool no work, and at most changes-max-waiting are so held.
 struct WorkerCounts {
     unsigned busy = 0;
     unsigned idle = 0;
+    unsigned waiting = 0;
 };
 
 WorkerCounts count_workers(const PoolView& view) {
@@ -26,6 +29,7 @@ WorkerCounts count_workers(const PoolView& view) {
     for (const WorkerView& w : view.workers) {
         n.busy += w.state == WorkerState::busy;
         n.idle += w.state == WorkerState::idle;
+        n.waiting += w.state == WorkerState::waiting;
     }
     return n;
 }
@@ -37,7 +41,7 @@ void write_worker(JsonWriter& out, const WorkerView& w) {
     out.field("requests", static_cast<unsigned long long>(w.requests));
     out.field("startedAt", timeutil::format_iso(w.started_ms));
     out.key("current");
-    if (w.state == WorkerState::busy) {
+    if (w.state == WorkerState::busy || w.state == WorkerState::waiting) {
         out.begin_object();
         out.field("method", scoreboard::method_name(w.method));
         const std::string_view route = route_label(w.route);
@@ -77,14 +81,16 @@ Response get_pool_status(HandlerContext& ctx) {
     out.field("maxListenQueue", static_cast<unsigned long long>(max_queue));
     out.field("slowRequests", static_cast<unsigned long long>(view.slow));
     out.key("workers").begin_object();
-    out.field("total", workers.busy + workers.idle);
+    out.field("total", workers.busy + workers.idle + workers.waiting);
     out.field("busy", workers.busy);
     out.field("idle", workers.idle);
+    out.field("waiting", workers.waiting);
     out.end_object();
     if (QueryParams(ctx.request.query).get("full")) {
         out.key("workerList").begin_array();
         for (const WorkerView& w : view.workers) {
-            if (w.state == WorkerState::busy || w.state == WorkerState::idle) {
+            if (w.state == WorkerState::busy || w.state == WorkerState::idle ||
+                w.state == WorkerState::waiting) {
                 write_worker(out, w);
             }
         }

@@ -41,7 +41,7 @@ const Route kRoutes[] = {
     {"GET",   "/api/v1/csat",                       kRead,   list_csat,            Route::in_statement},
     {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first},
     {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first},
-    // Routes still to come take theirs here: GET /api/v1/changes kExport (E11).
+    {"GET",   "/api/v1/changes",                    kExport, list_changes,         Route::resolved_first},
     {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none},
     {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.

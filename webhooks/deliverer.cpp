@@ -18,6 +18,7 @@ constexpr std::size_t kMaxErrorText = 255;  // webhook_attempts.error
 // looks again this often once it has caught up.
 constexpr unsigned kPruneBatch = 500;
 constexpr auto kPruneEvery = std::chrono::minutes(10);
+constexpr timeutil::Millis kDayMs = 24LL * 3600 * 1000;
 
 std::string clipped(std::string text) {
     if (text.size() > kMaxErrorText) {
@@ -201,11 +202,14 @@ std::size_t Deliverer::prune_if_due() {
         return 0;
     }
     const timeutil::Millis cutoff =
-        timeutil::now_ms() -
-        static_cast<timeutil::Millis>(settings_.retention_days) * 24 * 3600 * 1000;
+        timeutil::now_ms() - static_cast<timeutil::Millis>(settings_.retention_days) * kDayMs;
+    // An event is also an entry of the changes feed (E11): it stays as long as either wants it.
+    const timeutil::Millis events_cutoff = std::min(
+        cutoff, timeutil::now_ms() -
+                    static_cast<timeutil::Millis>(settings_.changes_retention_days) * kDayMs);
     Pruned pruned;
     try {
-        pruned = prune_webhook_rows(db_, cutoff, kPruneBatch);
+        pruned = prune_webhook_rows(db_, cutoff, events_cutoff, kPruneBatch);
     } catch (const DbError& e) {  // not DbUnavailable: the main loop reconnects for that
         // A lock wait cut short (another deliverer prunes the same rows) or a deadlock with
         // one: nothing is lost by waiting for the next turn. Deliveries go on meanwhile.
@@ -214,10 +218,12 @@ std::size_t Deliverer::prune_if_due() {
         return 0;
     }
     if (pruned.deliveries + pruned.events > 0) {
-        log::info("retention: deleted " + std::to_string(pruned.deliveries) +
-                  " finished deliveries (with their attempts) and " +
-                  std::to_string(pruned.events) + " events older than " +
-                  std::to_string(settings_.retention_days) + " days");
+        log::info(
+            "retention: deleted " + std::to_string(pruned.deliveries) +
+            " finished deliveries (with their attempts) and " + std::to_string(pruned.events) +
+            " events older than " +
+            std::to_string(std::max(settings_.retention_days, settings_.changes_retention_days)) +
+            " days");
     }
     // A full batch may leave more behind: go on next round; else look again later.
     if (pruned.deliveries < kPruneBatch && pruned.events < kPruneBatch) {

@@ -47,8 +47,8 @@ upstream_pid=$!
 
 mkdir -p "$tmp/share" "$tmp/logs" "$tmp/body"
 cp "$repo"/nginx/*.conf "$tmp/share/"
-sed -i 's/fastcgi_read_timeout 30s;/fastcgi_read_timeout 1s;/' "$tmp/share/supportcrm.conf"
-grep -q 'fastcgi_read_timeout 1s;' "$tmp/share/supportcrm.conf" || die "no fastcgi_read_timeout 30s in the snippet"
+sed -i 's/fastcgi_read_timeout 35s;/fastcgi_read_timeout 1s;/' "$tmp/share/supportcrm.conf"
+grep -q 'fastcgi_read_timeout 1s;' "$tmp/share/supportcrm.conf" || die "no fastcgi_read_timeout 35s in the snippet"
 
 # site LEVEL: the shipped site on 127.0.0.1:PORT with its paths under tmp; LEVEL replaces the
 # server's error_log level when given.

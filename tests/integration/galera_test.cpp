@@ -173,3 +173,77 @@ TEST(Galera, OneIdempotencyKeyRacingOnBothHostsWritesOnce) {
 }
 
 }  // namespace
+
+namespace {
+
+// One page of the changes feed through `host`: the entries' ids and the next cursor.
+std::pair<std::vector<std::string>, std::string> feed_page(std::size_t host, const it::Shop& shop,
+                                                           const std::string& cursor) {
+    const HttpResponse r = it::http_on(
+        host, "GET",
+        "/api/v1/changes?limit=100&wait=1" + (cursor.empty() ? "" : "&cursor=" + cursor),
+        it::key_header(shop));
+    std::vector<std::string> ids;
+    if (r.status != 200) {
+        ADD_FAILURE() << r.describe();
+        return {ids, cursor};
+    }
+    for (const Json::Value& c : r.json()["changes"]) {
+        ids.push_back(c["id"].asString());
+    }
+    return {ids, r.json()["nextCursor"].asString()};
+}
+
+}  // namespace
+
+// The changes feed (E11) through two app hosts on two nodes: 16 writers create customers
+// through both hosts while one follower reads, each page from the other host than the last
+// (so numberings race on both nodes and a cursor made on one node is read on the other). It
+// must get every event of the shop exactly once.
+TEST(Galera, ChangesFeedFollowedThroughBothHostsReadsEveryChangeOnce) {
+    const it::Shop shop = it::make_shop();
+    constexpr int kWriters = 16, kEach = 8;
+    std::atomic<int> writers_left{kWriters};
+    std::vector<std::string> read;
+    std::thread follower([&] {
+        std::string cursor;
+        std::size_t empty_after_writers = 0;  // one empty page from each host ends it
+        for (std::size_t page = 0; empty_after_writers < it::hosts().size(); ++page) {
+            const bool writers_done = writers_left.load() == 0;
+            auto [ids, next] = feed_page(page % it::hosts().size(), shop, cursor);
+            read.insert(read.end(), ids.begin(), ids.end());
+            cursor = next;
+            empty_after_writers = writers_done && ids.empty() ? empty_after_writers + 1 : 0;
+        }
+    });
+    std::vector<std::thread> writers;
+    for (int i = 0; i < kWriters; ++i) {
+        writers.emplace_back([&, i] {
+            for (int k = 0; k < kEach; ++k) {
+                const HttpResponse r =
+                    it::http_on(host_of(i + k), "POST", "/api/v1/customers", it::json_headers(shop),
+                                it::to_json(object({{"email", it::unique_email("feed")}})));
+                EXPECT_EQ(r.status, 201) << r.describe();
+            }
+            --writers_left;
+        });
+    }
+    for (auto& t : writers) {
+        t.join();
+    }
+    follower.join();
+    std::map<std::string, int> times;
+    for (const std::string& id : read) {
+        ++times[id];
+    }
+    int twice = 0;
+    for (const auto& [id, n] : times) {
+        twice += n > 1;
+    }
+    EXPECT_EQ(twice, 0);
+    it::Db db;
+    EXPECT_EQ(static_cast<int64_t>(times.size()),
+              db.count("SELECT COUNT(*) FROM webhook_events WHERE shop_id = ?",
+                       {std::to_string(shop.id)}));
+    EXPECT_EQ(static_cast<int>(times.size()), kWriters * kEach);
+}

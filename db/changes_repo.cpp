@@ -1,0 +1,160 @@
+#include "db/changes_repo.h"
+
+#include <stdexcept>
+#include <vector>
+
+#include "db/changes_sql.h"
+
+namespace supportcrm {
+namespace {
+
+constexpr int kNumberingAttempts = 8;
+
+bool has_unnumbered(Db& db, std::uint64_t shop_id) {
+    return db.run(Stmt::changes_unnumbered, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next();
+    });
+}
+
+// The shop's last number with its counter row locked; nullopt when the shop has no row yet.
+std::optional<std::uint64_t> locked_last_number(Db& db, std::uint64_t shop_id) {
+    return db.run(Stmt::change_sequence_locked,
+                  [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
+                      st.setUInt64(1, shop_id);
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      return rs->getUInt64(1);
+                  });
+}
+
+// The shop's committed unnumbered events, in id order (a consistent read).
+std::vector<std::uint64_t> unnumbered_ids(Db& db, std::uint64_t shop_id, unsigned batch) {
+    return db.run(Stmt::changes_unnumbered_ids, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt(2, batch);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<std::uint64_t> ids;
+        while (rs->next()) {
+            ids.push_back(rs->getUInt64(1));
+        }
+        return ids;
+    });
+}
+
+std::uint64_t lock_counter(Db& db, std::uint64_t shop_id) {
+    if (std::optional<std::uint64_t> last = locked_last_number(db, shop_id)) {
+        return *last;
+    }
+    db.run(Stmt::change_sequence_insert, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.executeUpdate();
+    });
+    std::optional<std::uint64_t> last = locked_last_number(db, shop_id);
+    if (!last) {
+        throw std::logic_error("change_sequences row missing right after its insert");
+    }
+    return *last;
+}
+
+// One numbering transaction: how many events it numbered.
+std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
+    // For the next transaction only: each read sees what committed before it (the unnumbered
+    // events' read comes after the counter's lock), and no gap lock holds up the shop's writers.
+    db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "changes isolation");
+    Transaction tx(db);
+    const std::uint64_t last = lock_counter(db, shop_id);
+    const std::vector<std::uint64_t> ids = unnumbered_ids(db, shop_id, batch);
+    std::uint64_t numbered = 0;
+    for (const std::uint64_t id : ids) {
+        const bool set = db.run(Stmt::changes_number, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, last + numbered + 1);
+            st.setUInt64(2, id);
+            return st.executeUpdate() == 1;
+        });
+        if (!set) {
+            // Only numberings set seq, and they run one at a time under the counter's lock.
+            throw std::logic_error("changes numbering: event " + std::to_string(id) +
+                                   " was numbered by another");
+        }
+        ++numbered;
+    }
+    if (numbered == 0) {
+        tx.commit();
+        return 0;
+    }
+    db.run(Stmt::change_sequence_advance, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, last + numbered);
+        st.setUInt64(2, shop_id);
+        st.executeUpdate();
+    });
+    tx.commit();
+    return numbered;
+}
+
+}  // namespace
+
+std::uint64_t sequence_changes(Db& db, std::uint64_t shop_id, unsigned batch, unsigned rounds) {
+    std::uint64_t total = 0;
+    for (unsigned round = 0; round < rounds && has_unnumbered(db, shop_id); ++round) {
+        for (int attempt = 1;; ++attempt) {
+            try {
+                const std::uint64_t n = number_batch(db, shop_id, batch);
+                total += n;
+                if (n < batch) {
+                    return total;  // the rest have not committed yet
+                }
+                break;
+            } catch (const DbError& e) {
+                // Numbering again is harmless: it only numbers what is still unnumbered.
+                if (attempt == kNumberingAttempts || !Db::rolls_back_transaction(e.error_code)) {
+                    throw;
+                }
+            }
+        }
+    }
+    return total;
+}
+
+std::vector<ChangeRow> read_changes(Db& db, std::uint64_t shop_id, std::uint64_t after,
+                                    std::uint64_t limit) {
+    return db.run(Stmt::changes_page, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, after);
+        st.setUInt64(3, limit);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<ChangeRow> rows;
+        using namespace layout::changes_page;
+        while (rs->next()) {
+            ChangeRow row;
+            row.seq = rs->getUInt64(seq);
+            row.id = rs->getUInt64(id);
+            row.type = rs->getUInt(type);
+            row.payload = rs->getString(payload);
+            row.changes = optional_string(*rs, changes);
+            row.created_at = rs->getInt64(created_at);
+            rows.push_back(std::move(row));
+        }
+        return rows;
+    });
+}
+
+std::uint64_t changes_start_since(Db& db, std::uint64_t shop_id, timeutil::Millis since) {
+    return db.run(Stmt::changes_since, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setString(2, timeutil::format_db(since));
+        st.setUInt64(3, shop_id);
+        ResultSetPtr rs(st.executeQuery());
+        rs->next();
+        using namespace layout::changes_since;
+        if (!rs->isNull(first)) {
+            return rs->getUInt64(first) - 1;
+        }
+        return rs->getUInt64(last);
+    });
+}
+
+}  // namespace supportcrm

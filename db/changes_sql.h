@@ -1,0 +1,69 @@
+// The changes feed's statements (extensions.md §E11) and the layout of their rows. Included by
+// db/statements.h (which gathers every statement list) and changes_repo.cpp (their reader).
+//
+// The feed's entries are the webhook outbox's events (sql/006, sql/013). A write inserts its
+// event with seq NULL; a reader numbers its shop's committed events (changes_number, under the
+// change_sequences row lock) and reads by number: why that never skips an event is in
+// changes_repo.h.
+#pragma once
+
+#include "db/columns.h"
+
+namespace supportcrm {
+
+// clang-format off
+
+namespace sql_text {
+#define SUPPORTCRM_CHANGES_STATEMENTS(S)                                                           \
+    /* Whether the shop has committed events not numbered yet (a consistent read: an event */     \
+    /* committing meanwhile is found by the next call). ux_webhook_events_shop_seq: one lookup. */ \
+    S(changes_unnumbered,                                                                          \
+      "SELECT 1 FROM webhook_events WHERE shop_id = ? AND seq IS NULL LIMIT 1")                    \
+    /* The numbering, in one short READ COMMITTED transaction. The shop's counter row, locked: */ \
+    /* one numbering at a time per shop; a locking read reads the last committed numbering. */   \
+    S(change_sequence_locked,                                                                      \
+      "SELECT last_seq FROM change_sequences WHERE shop_id = ? FOR UPDATE")                        \
+    /* A shop's first numbering makes its row (two racing: the second waits, then ignores). */    \
+    S(change_sequence_insert,                                                                      \
+      "INSERT IGNORE INTO change_sequences (shop_id, last_seq) VALUES (?, 0)")                     \
+    /* The shop's committed unnumbered events, in id order: a consistent (non-locking) read, so */ \
+    /* an event whose write has not committed is neither seen nor waited for (a locking scan of */ \
+    /* the index would wait for that write's row lock). Under READ COMMITTED the read's */        \
+    /* snapshot is taken now, after the counter's lock: it holds every numbering before. */       \
+    S(changes_unnumbered_ids,                                                                      \
+      "SELECT id FROM webhook_events WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")       \
+    /* Each of those events gets the next number, one primary-key update each: the statement */  \
+    /* touches that committed row alone. (A multi-table UPDATE over a JSON_TABLE of the ids was */ \
+    /* one statement, but it may scan webhook_events, and its locking scan then waits for a */    \
+    /* writer's uncommitted event: seen in tests/integration/changes_test.cpp, 6 s.) */            \
+    S(changes_number,                                                                              \
+      "UPDATE webhook_events SET seq = ? WHERE id = ? AND seq IS NULL")                           \
+    S(change_sequence_advance,                                                                     \
+      "UPDATE change_sequences SET last_seq = ? WHERE shop_id = ?")                                \
+    /* A page of the feed: the entries after the cursor's number, in number order. */            \
+    S(changes_page,                                                                                \
+      "SELECT seq, id, type, payload, changes, " SUPPORTCRM_MILLIS("created_at")                   \
+      " FROM webhook_events WHERE shop_id = ? AND seq > ? ORDER BY seq LIMIT ?")                   \
+    /* since=<datetime>: the first number of an event written at or after it, and the shop's */   \
+    /* last number (where a feed with nothing that recent starts). */                             \
+    S(changes_since,                                                                               \
+      "SELECT (SELECT MIN(seq) FROM webhook_events WHERE shop_id = ? AND seq IS NOT NULL "         \
+      "AND created_at >= ?) AS first, "                                                            \
+      "(SELECT COALESCE(MAX(seq), 0) FROM webhook_events WHERE shop_id = ?) AS last")
+SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+}  // namespace sql_text
+
+// clang-format on
+
+namespace layout {
+namespace changes_page {
+constexpr unsigned seq = 1, id = 2, type = 3, payload = 4, changes = 5, created_at = 6;
+static_assert(created_at == result_columns(sql_text::changes_page));
+}  // namespace changes_page
+namespace changes_since {
+constexpr unsigned first = 1, last = 2;
+static_assert(last == result_columns(sql_text::changes_since));
+}  // namespace changes_since
+}  // namespace layout
+
+}  // namespace supportcrm
