@@ -642,4 +642,69 @@ TEST_F(WriteSafety, KeyedRequestLostInsideItsTransactionIsRunAgainAndItsClaimDoe
     EXPECT_EQ(tickets_of(w), 1);
 }
 
+// ---------------------------------------------------------------------------------------------
+// An erasure (extensions.md E9) runs in bounded transactions: a connection lost in the middle of
+// its comment batches (what a database restart does to it) leaves the customer erased (410, from
+// the first transaction), every comment whole (scrubbed or untouched), and a repeated DELETE
+// finishes the work with the totals a whole erasure answers.
+
+const char kEraseComments[] = "UPDATE messages SET text = ''";
+
+int64_t comments_left_with_data(it::Db& db, const std::string& ticket) {
+    return db.count(
+        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND (text <> '' OR "
+        "subject IS NOT NULL OR from_email IS NOT NULL OR to_emails <> '[]')",
+        {ticket});
+}
+
+int64_t comments_half_scrubbed(it::Db& db, const std::string& ticket) {
+    return db.count(
+        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND NOT ("
+        "(text = '' AND subject IS NULL AND from_email IS NULL AND to_emails = '[]') "
+        "OR (text <> '' AND subject IS NOT NULL AND from_email IS NOT NULL AND "
+        "to_emails <> '[]'))",
+        {ticket});
+}
+
+TEST_F(WriteSafety, AnErasureWhoseConnectionIsLostInItsBatchesIsFinishedByARepeat) {
+    const it::tickets::World w = it::tickets::make_world();
+    const it::Shop eraser = it::with_erase_key(w.shop);
+    const std::string ticket =
+        it::tickets::create_ticket(w.shop, it::object({{"customerId", Json::Int64(w.customer_id)},
+                                                       {"Channel", "Mail"}}))["id"]
+            .asString();
+    db_.execute(
+        "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "
+        "from_email, to_emails, tags, created_at) SELECT ?, CONCAT('secret ', seq), "
+        "'2026-01-01' + INTERVAL seq SECOND, 'Mail', 0, 'Subj', 'a@example.test', "
+        "'[\"b@example.test\"]', '[]', UTC_TIMESTAMP(3) FROM seq_1_to_2500",
+        {ticket});
+    it::fcgi::Request erase =
+        post("/api/v1/customers/" + std::to_string(w.customer_id), eraser, Json::Value());
+    erase.method = "DELETE";
+    erase.body.clear();
+    erase.content_type.clear();
+
+    proxy_->arm(Action::drop_before, Command::execute_of(kEraseComments));
+    const it::fcgi::Response cut = send(erase);
+    EXPECT_TRUE(proxy_->fired());
+    EXPECT_TRUE(cut.status == 200 || unavailable(cut)) << cut.status << " " << cut.body;
+    it::fcgi::Request fetch = erase;
+    fetch.method = "GET";
+    fetch.api_key = w.shop.key;
+    EXPECT_TRUE(answered(send(fetch), 410)) << "erased from the first transaction on";
+    EXPECT_EQ(comments_half_scrubbed(db_, ticket), 0);
+
+    const it::fcgi::Response repeat = send(erase);
+    ASSERT_TRUE(answered(repeat, 200));
+    const Json::Value erased = it::parse_json(repeat.body)["erased"];
+    EXPECT_EQ(erased["customerId"].asInt64(), w.customer_id);
+    EXPECT_EQ(erased["tickets"].asInt(), 1);
+    EXPECT_EQ(erased["comments"].asInt(), 2500);
+    EXPECT_EQ(erased["surveys"].asInt(), 0);
+    EXPECT_EQ(comments_left_with_data(db_, ticket), 0);
+    EXPECT_EQ(db_.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}), 2500);
+    EXPECT_TRUE(answered(send(erase), 200)) << "a third DELETE answers the same";
+}
+
 }  // namespace
