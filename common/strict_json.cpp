@@ -19,24 +19,6 @@ bool is_digit(char c) {
     return c >= '0' && c <= '9';
 }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-}
-
 // Length of the well-formed UTF-8 sequence (Unicode Table 3-7: no overlongs, no surrogates,
 // nothing above U+10FFFF) whose lead byte is at p (a byte >= 0x80), or 0.
 std::size_t utf8_sequence_length(const unsigned char* p, const unsigned char* end) {
@@ -287,7 +269,7 @@ class Parser {
             }
             unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
         }
-        append_utf8(out, unit);
+        text::append_utf8(out, unit);
         return true;
     }
 

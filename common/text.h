@@ -23,6 +23,26 @@ std::string_view trim(std::string_view s);
 // s is well-formed UTF-8 (the strict JSON reader's strings are).
 bool is_blank(std::string_view s);
 
+// Appends code point cp (at most U+10FFFF, not a surrogate) to out as UTF-8. Inline for the
+// same reason as hex_digit_value below.
+inline void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+        out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+}
+
 // The value of an ASCII hex digit (0-9, a-f, A-F), or -1 (percent-decoding, JSON \u escapes).
 // Inline: the strict JSON reader is a library of its own and needs nothing else of text.cpp.
 inline int hex_digit_value(char c) {

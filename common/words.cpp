@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/text.h"
+
 namespace supportcrm::words {
 namespace {
 
@@ -62,24 +64,6 @@ long decode(std::string_view s, std::size_t& i) {
     return cp;
 }
 
-void append_utf8(std::string& out, unsigned long cp) {
-    if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-}
-
 // Ends the word in hand: kept when long enough.
 void finish(std::vector<std::string>& out, std::string& word, std::size_t& chars) {
     if (chars >= kMinWord) {
@@ -103,8 +87,8 @@ std::vector<std::string> split(std::string_view s) {
             continue;
         }
         if (chars < kMaxWord) {
-            append_utf8(word, static_cast<unsigned long>(
-                                  towlower_l(towupper_l(static_cast<wint_t>(cp), loc), loc)));
+            text::append_utf8(word, static_cast<std::uint32_t>(
+                                        towlower_l(towupper_l(static_cast<wint_t>(cp), loc), loc)));
         }
         ++chars;
     }

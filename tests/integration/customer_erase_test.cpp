@@ -8,6 +8,7 @@
 
 #include <future>
 
+#include "erasure_fixtures.h"
 #include "harness.h"
 #include "row_lock.h"
 #include "tickets_fixtures.h"
@@ -92,20 +93,8 @@ std::string ticket_with_comments(const it::Shop& shop, int64_t customer, int n) 
 
 // Comments of the ticket still holding personal data, and comments half scrubbed (some fields
 // cleared, others not: what a batch cut in the middle of a row would leave).
-int64_t unscrubbed(it::Db& db, const std::string& ticket) {
-    return db.count(
-        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND (text <> '' OR "
-        "subject IS NOT NULL OR from_email IS NOT NULL OR to_emails <> '[]')",
-        {ticket});
-}
-int64_t half_scrubbed(it::Db& db, const std::string& ticket) {
-    return db.count(
-        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND NOT ("
-        "(text = '' AND subject IS NULL AND from_email IS NULL AND to_emails = '[]') "
-        "OR (text <> '' AND subject IS NOT NULL AND from_email IS NOT NULL AND "
-        "to_emails <> '[]'))",
-        {ticket});
-}
+using it::erasure::half_scrubbed;
+using it::erasure::unscrubbed;
 
 // Rows the server's handlers read, all sessions (index lookups and steps, table-scan steps):
 // InnoDB's own Innodb_rows_read leaves out the rows an UPDATE reads.

@@ -27,6 +27,7 @@
 
 #include "csat_fixtures.h"
 #include "db_fault_proxy.h"
+#include "erasure_fixtures.h"
 #include "fcgi_client.h"
 #include "harness.h"
 #include "process_fixtures.h"
@@ -650,22 +651,6 @@ TEST_F(WriteSafety, KeyedRequestLostInsideItsTransactionIsRunAgainAndItsClaimDoe
 
 const char kEraseComments[] = "UPDATE messages SET text = ''";
 
-int64_t comments_left_with_data(it::Db& db, const std::string& ticket) {
-    return db.count(
-        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND (text <> '' OR "
-        "subject IS NOT NULL OR from_email IS NOT NULL OR to_emails <> '[]')",
-        {ticket});
-}
-
-int64_t comments_half_scrubbed(it::Db& db, const std::string& ticket) {
-    return db.count(
-        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND NOT ("
-        "(text = '' AND subject IS NULL AND from_email IS NULL AND to_emails = '[]') "
-        "OR (text <> '' AND subject IS NOT NULL AND from_email IS NOT NULL AND "
-        "to_emails <> '[]'))",
-        {ticket});
-}
-
 TEST_F(WriteSafety, AnErasureWhoseConnectionIsLostInItsBatchesIsFinishedByARepeat) {
     const it::tickets::World w = it::tickets::make_world();
     const it::Shop eraser = it::with_erase_key(w.shop);
@@ -693,7 +678,7 @@ TEST_F(WriteSafety, AnErasureWhoseConnectionIsLostInItsBatchesIsFinishedByARepea
     fetch.method = "GET";
     fetch.api_key = w.shop.key;
     EXPECT_TRUE(answered(send(fetch), 410)) << "erased from the first transaction on";
-    EXPECT_EQ(comments_half_scrubbed(db_, ticket), 0);
+    EXPECT_EQ(it::erasure::half_scrubbed(db_, ticket), 0);
 
     const it::fcgi::Response repeat = send(erase);
     ASSERT_TRUE(answered(repeat, 200));
@@ -702,7 +687,7 @@ TEST_F(WriteSafety, AnErasureWhoseConnectionIsLostInItsBatchesIsFinishedByARepea
     EXPECT_EQ(erased["tickets"].asInt(), 1);
     EXPECT_EQ(erased["comments"].asInt(), 2500);
     EXPECT_EQ(erased["surveys"].asInt(), 0);
-    EXPECT_EQ(comments_left_with_data(db_, ticket), 0);
+    EXPECT_EQ(it::erasure::unscrubbed(db_, ticket), 0);
     EXPECT_EQ(db_.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}), 2500);
     EXPECT_TRUE(answered(send(erase), 200)) << "a third DELETE answers the same";
 }
