@@ -484,7 +484,9 @@ TEST(CustomerErase, AnErasureCutShortByAKilledWorkerLeavesWholeRowsAndARepeatFin
 
 // Each batch starts where the one before stopped (keyset over the comments' (time, id)): the
 // rows the server reads grow with the comments, not with their square. Before, every batch read the
-// scrubbed rows of all batches before it again (20,000 comments: ~230,000 rows read).
+// scrubbed rows of all batches before it again (20,000 comments: 754,566 rows read). The counters
+// are the server's, so the bound leaves room for what runs beside the erasure (the deliverer,
+// other tests' stacks: 133,350 rows were counted once, through the Prism proxy).
 TEST(CustomerErase, BatchesNeverReadTheCommentsAlreadyScrubbedAgain) {
     it::Shop shop = it::make_shop();
     const it::Shop eraser = it::with_erase_key(shop);
@@ -495,6 +497,6 @@ TEST(CustomerErase, BatchesNeverReadTheCommentsAlreadyScrubbedAgain) {
     const int64_t before = rows_read(db);
     expect_erased_answer(erase(eraser, id), totals(id, 1, kComments, 0));
     const int64_t read = rows_read(db) - before;
-    EXPECT_LT(read, 5 * kComments) << "rows read by the erasure (and anything beside it)";
+    EXPECT_LT(read, 10 * kComments) << "rows read by the erasure (and anything beside it)";
     EXPECT_EQ(unscrubbed(db, ticket), 0);
 }
