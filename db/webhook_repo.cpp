@@ -176,6 +176,11 @@ std::optional<std::vector<DeliveryRow>> webhook_deliveries(Db& db, std::uint64_t
 }
 
 std::size_t fan_out_new_events(Db& db, unsigned batch) {
+    // For the next transaction only: under REPEATABLE READ the claim's locking read also locks
+    // the gap after the last new event, and every write records an event (extensions.md E11), so
+    // every write's event insert would wait for this transaction's commit. Read committed locks
+    // only the events claimed.
+    db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "fan-out isolation");
     Transaction tx(db);
     std::vector<std::uint64_t> ids =
         db.run(Stmt::webhook_events_new, [&](sql::PreparedStatement& st) {
