@@ -158,6 +158,27 @@ std::string get_from(const std::string& local_address, const std::string& path) 
 
 // ---------------------------------------------------------------------------------------------
 
+// One comment on `ticket` per worker, each sent from a thread of its own, while `lock` holds the
+// ticket's row: every worker blocks on it. Returns once that many wait on the lock (or 30 s);
+// the answers come when the lock goes.
+std::vector<std::future<HttpResponse>> hold_every_worker(const it::tickets::World& world,
+                                                         const std::string& ticket,
+                                                         it::RowLock& lock, unsigned workers) {
+    std::vector<std::future<HttpResponse>> held;
+    for (unsigned i = 0; i < workers; ++i) {
+        held.push_back(std::async(std::launch::async, [&world, ticket] {
+            return it::http_unchecked("POST", it::tickets::comments_path(ticket),
+                                      it::json_headers(world.shop),
+                                      std::string(R"({"text":"held"})"));
+        }));
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (lock.waiting() < static_cast<int64_t>(workers) && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return held;
+}
+
 TEST(PoolStatus, HasThePhpFpmFieldsAndBusyPlusIdleIsTotal) {
     const it::OneHostOnly one_pool;
     const Json::Value s = status(true);
@@ -296,18 +317,7 @@ TEST(PoolStatus, ConnectionsWaitingForABusyPoolShowInTheListenQueue) {
     const std::string ticket = it::tickets::create_ticket_id(world);
     it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
     // Every worker blocks on the same row lock...
-    std::vector<std::future<HttpResponse>> held;
-    for (unsigned i = 0; i < workers; ++i) {
-        held.push_back(std::async(std::launch::async, [&] {
-            return it::http_unchecked("POST", it::tickets::comments_path(ticket),
-                                      it::json_headers(world.shop),
-                                      std::string(R"({"text":"queue"})"));
-        }));
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(30);
-    while (lock.waiting() < static_cast<int64_t>(workers) && Clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    std::vector<std::future<HttpResponse>> held = hold_every_worker(world, ticket, lock, workers);
     ASSERT_GE(lock.waiting(), static_cast<int64_t>(workers)) << "not every worker blocked";
     // ...so these wait in the listen socket's queue, where the master's sampling sees them.
     std::vector<std::future<HttpResponse>> queued;
@@ -428,18 +438,7 @@ TEST(KeepAlive, AConnectionQueuedBehindIdleKeptOnesIsServed) {
     const it::tickets::World world = it::tickets::make_world();
     const std::string ticket = it::tickets::create_ticket_id(world);
     it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
-    std::vector<std::future<HttpResponse>> held;
-    for (unsigned i = 0; i < workers; ++i) {
-        held.push_back(std::async(std::launch::async, [&] {
-            return it::http_unchecked("POST", it::tickets::comments_path(ticket),
-                                      it::json_headers(world.shop),
-                                      std::string(R"({"text":"kept"})"));
-        }));
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(30);
-    while (lock.waiting() < static_cast<int64_t>(workers) && Clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    std::vector<std::future<HttpResponse>> held = hold_every_worker(world, ticket, lock, workers);
     ASSERT_GE(lock.waiting(), static_cast<int64_t>(workers)) << "not every worker blocked";
     const std::string customer = std::to_string(world.customer_id);
     std::future<HttpResponse> queued = std::async(std::launch::async, [&] {
