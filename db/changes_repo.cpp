@@ -100,20 +100,12 @@ std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
 std::uint64_t sequence_changes(Db& db, std::uint64_t shop_id, unsigned batch, unsigned rounds) {
     std::uint64_t total = 0;
     for (unsigned round = 0; round < rounds && has_unnumbered(db, shop_id); ++round) {
-        for (int attempt = 1;; ++attempt) {
-            try {
-                const std::uint64_t n = number_batch(db, shop_id, batch);
-                total += n;
-                if (n < batch) {
-                    return total;  // the rest have not committed yet
-                }
-                break;
-            } catch (const DbError& e) {
-                // Numbering again is harmless: it only numbers what is still unnumbered.
-                if (attempt == kNumberingAttempts || !Db::rolls_back_transaction(e.error_code)) {
-                    throw;
-                }
-            }
+        // Numbering again is harmless: it only numbers what is still unnumbered.
+        const std::uint64_t n = repeat_if_rolled_back(
+            kNumberingAttempts, [&] { return number_batch(db, shop_id, batch); });
+        total += n;
+        if (n < batch) {
+            return total;  // the rest have not committed yet
         }
     }
     return total;

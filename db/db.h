@@ -217,6 +217,24 @@ class Transaction {
     bool done_ = false;
 };
 
+// Runs `work` (whole transactions, opened and committed inside it) again when the server rolled
+// one back (Db::rolls_back_transaction: a deadlock; on Galera a certification failure or an
+// abort by another node's write set), at most `attempts` times in all. For work that is safe to
+// repeat and runs after other transactions of the same request committed: the request boundary
+// runs a request again only while nothing of it committed, so such a roll-back would answer 503.
+template <typename Work>
+auto repeat_if_rolled_back(int attempts, Work&& work) -> decltype(work()) {
+    for (int attempt = 1;; ++attempt) {
+        try {
+            return work();
+        } catch (const DbError& e) {
+            if (attempt >= attempts || !Db::rolls_back_transaction(e.error_code)) {
+                throw;
+            }
+        }
+    }
+}
+
 // Result sets live in one function scope.
 using ResultSetPtr = std::unique_ptr<sql::ResultSet>;
 

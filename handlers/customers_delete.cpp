@@ -19,6 +19,8 @@ namespace {
 
 // Rows per batch: short enough that no batch holds its locks for long.
 constexpr unsigned kErasureBatch = 1000;
+// Runs of the remaining batches when the server rolls one back (repeat_if_rolled_back).
+constexpr int kErasureAttempts = 8;
 
 Response erased_answer(std::uint64_t id, const ErasureTotals& t) {
     Response r;
@@ -80,7 +82,12 @@ Response delete_customer(HandlerContext& ctx) {
         }
     }
     if (!erasure_done(ctx.db, ctx.path_id)) {
-        finish_erasure(ctx.db, shop.value->id, ctx.path_id, kErasureBatch);
+        // Its batches come after the first transaction committed, and each step does only what
+        // is left: one rolled back (a Galera node's write set on the same event or comment) is
+        // finished by running the rest again here, not answered 503.
+        repeat_if_rolled_back(kErasureAttempts, [&] {
+            finish_erasure(ctx.db, shop.value->id, ctx.path_id, kErasureBatch);
+        });
     }
     return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id));
 }
