@@ -82,11 +82,18 @@ Checked<const Shop*> keyed(HandlerContext& ctx) {
 }
 
 Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,
-                 std::string_view name, const std::string& object) {
+                 std::string_view name, const std::string& object, const EventRecord* preceding) {
     const Shop& shop = ctx.caller.shop();
     if (shop_wants_event(shop.webhook_events, event.type)) {
-        record_event(ctx.db, shop.id, event.type,
-                     event.data != nullptr ? event.data(object, ctx) : object, event.at);
+        const std::string data = event.data != nullptr ? event.data(object, ctx) : object;
+        if (preceding != nullptr) {
+            record_events(ctx.db, shop.id, *preceding, {event.type, data, event.at, std::nullopt});
+        } else {
+            record_event(ctx.db, shop.id, event.type, data, event.at);
+        }
+    } else if (preceding != nullptr) {
+        record_event(ctx.db, shop.id, preceding->type, preceding->payload, preceding->at,
+                     preceding->changes);
     }
     tx.commit();
     Response r;

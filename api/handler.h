@@ -72,6 +72,8 @@ Checked<const Shop*> keyed(HandlerContext& ctx);
 
 // What a create writes besides its row: the event of extensions.md §E5 (when a webhook of the
 // shop wants `type`), with `data` as its payload (nullptr: the created object itself).
+struct EventRecord;  // db/webhook_repo.h
+
 struct CreatedEvent {
     unsigned type;
     timeutil::Millis at;
@@ -81,8 +83,11 @@ struct CreatedEvent {
 // The common ending of a create, in the one right order: the event row (inside tx), COMMIT,
 // then 201 {"success":true,"<name>":<object>}. The shop is the caller's (settled by keyed()
 // or before the handler ran).
+// preceding: an event of the same write recorded before the create's own, in its statement
+// (a customer's comment that reopened its ticket: ticket.updated).
 Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,
-                 std::string_view name, const std::string& object);
+                 std::string_view name, const std::string& object,
+                 const EventRecord* preceding = nullptr);
 
 // Handlers, one file each.
 Response create_customer(HandlerContext& ctx);

@@ -1,5 +1,6 @@
 #include "db/comment_repo.h"
 
+#include <atomic>
 #include <stdexcept>
 
 #include "db/comment_sql.h"
@@ -9,55 +10,43 @@
 namespace supportcrm {
 namespace {
 
-static_assert(webhook_event::ticket_updated == 32, "SUPPORTCRM_REOPEN_HERE tests bit 32");
-
-bool reopen_human_ticket(Db& db, std::uint64_t ticket_id) {
-    return db.run(Stmt::human_ticket_reopen, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        return st.executeUpdate() > 0;  // matched rows: it was PENDING or SOLVED
-    });
+// A number the connection's session never saw in @supportcrm_reopened before (each worker has
+// its connection; a new connection starts without the variable): conversation_touch's token.
+std::string next_reopen_token() {
+    static std::atomic<std::uint64_t> last{0};
+    return std::to_string(++last);
 }
 
-std::optional<std::string> locked_human_ticket_status(Db& db, std::uint64_t ticket_id) {
-    return db.run(Stmt::human_ticket_status_locked,
-                  [&](sql::PreparedStatement& st) -> std::optional<std::string> {
-                      st.setUInt64(1, ticket_id);
-                      ResultSetPtr rs(st.executeQuery());
-                      if (!rs->next()) {
-                          return std::nullopt;
-                      }
-                      return std::string(rs->getString(1));
-                  });
-}
-
-// A customer's message reopens a ticket that waits for it or was solved (extensions.md §E8):
-// here only for a shop whose webhooks want ticket.updated (conversation_touch did it for the
-// others, in its own statement).
-void reopen_for_customer(Db& db, std::uint64_t ticket_id, AddedComment& added) {
-    if (!shop_wants_event(added.shop_webhook_events, webhook_event::ticket_updated)) {
-        return;
+// The status this request's touch reopened the ticket from: @supportcrm_reopened, read back by
+// message_insert's RETURNING, holds "<token> <status>" when it did; anything else (NULL, or an
+// earlier request's token) means it did not.
+std::optional<std::string> reopened_from(const sql::ResultSet& rs, const std::string& token) {
+    using layout::message_insert::reopened;
+    if (token.empty() || rs.isNull(reopened)) {
+        return std::nullopt;
     }
-    std::optional<std::string> status = locked_human_ticket_status(db, ticket_id);
-    if (status && (*status == "PENDING" || *status == "SOLVED") &&
-        reopen_human_ticket(db, ticket_id)) {
-        added.reopened_from = std::move(status);
+    std::string value = rs.getString(reopened);
+    if (value.size() <= token.size() + 1 || value.compare(0, token.size(), token) != 0 ||
+        value[token.size()] != ' ') {
+        return std::nullopt;
     }
+    return value.substr(token.size() + 1);
 }
 
 // The ticket's lastMessage, updatedAt and version, under its row lock; false when the key's
 // live shop has no such ticket. A customer's message also marks it unread and reopens its
-// HumanTicket here (SUPPORTCRM_REOPEN_HERE); a shop's message touches the ticket alone.
+// HumanTicket here, leaving the status it left, after the token, in @supportcrm_reopened; a
+// shop's message touches the ticket alone.
 bool touch_by_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
-                       const NewComment& c, const std::string& time) {
+                       const NewComment& c, const std::string& time, const std::string& token) {
     return db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
         st.setBoolean(3, true);                              // unread
         st.setString(4, timeutil::format_db(c.created_at));  // updated_at
-        st.setBoolean(5, true);                              // reopen the HumanTicket here
-        st.setBoolean(6, true);
-        st.setUInt64(7, ticket_id);
-        st.setString(8, key_digest);
+        st.setString(5, token);
+        st.setUInt64(6, ticket_id);
+        st.setString(7, key_digest);
         return st.executeUpdate() > 0;
     });
 }
@@ -80,11 +69,14 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
                                         std::uint64_t ticket_id, const NewComment& c) {
     Transaction tx(db);
     std::string time = timeutil::format_db(c.time);
-    const bool touched = c.is_from_shop ? touch_by_shop(db, key_digest, ticket_id, c, time)
-                                        : touch_by_customer(db, key_digest, ticket_id, c, time);
+    const std::string token = c.is_from_shop ? std::string() : next_reopen_token();
+    const bool touched = c.is_from_shop
+                             ? touch_by_shop(db, key_digest, ticket_id, c, time)
+                             : touch_by_customer(db, key_digest, ticket_id, c, time, token);
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
+    std::optional<std::string> words_to_add;  // JSON array; nullopt: none
     AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
@@ -97,6 +89,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         st.setString(9, c.tags_json);
         st.setString(10, timeutil::format_db(c.created_at));
         st.setUInt64(11, ticket_id);
+        st.setString(12, comment_words_json(c.text));
         ResultSetPtr rs(st.executeQuery());
         if (!rs->next()) {
             throw std::logic_error("message insert returned no row for a locked ticket");
@@ -107,12 +100,17 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         row.channel = rs->getString(channel);
         row.shop_id = rs->getUInt64(shop_id);
         row.shop_webhook_events = rs->getUInt(shop_webhook_events);
+        // The reopen is reported when the shop's webhooks want ticket.updated (the feed's
+        // default: all of them).
+        if (shop_wants_event(row.shop_webhook_events, webhook_event::ticket_updated)) {
+            row.reopened_from = reopened_from(*rs, token);
+        }
+        words_to_add = optional_string(*rs, new_words);
         return row;
     });
-    if (!c.is_from_shop) {
-        reopen_for_customer(db, ticket_id, added);
+    if (words_to_add) {  // found once committed (E10)
+        index_new_comment_words(db, added.shop_id, ticket_id, *words_to_add);
     }
-    index_comment_words(db, added.shop_id, ticket_id, c.text);  // found once committed (E10)
     tx.commit();
     return added;
 }

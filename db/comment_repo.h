@@ -30,14 +30,16 @@ struct AddedComment {
     std::uint64_t shop_id = 0;
     unsigned shop_webhook_events = 0;  // whether to write comment.created (webhook_repo.h)
     // The status a comment with isFromShop false reopened the ticket's HumanTicket from
-    // (PENDING or SOLVED; extensions.md §E8), when the shop's webhooks want ticket.updated (the
-    // event's "changes" name it); for other shops the reopen is not reported.
+    // (PENDING or SOLVED; extensions.md §E8), when the shop records ticket.updated (the event's
+    // "changes" name it; since E11 every shop does); otherwise the reopen is not reported.
     std::optional<std::string> reopened_from;
 };
 
 // In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not
 // from the shop, unReadChatCount = 1 (locking the ticket's row; its version goes up), then
-// inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket.
+// inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket. The
+// comment's words the ticket lacks join its search data (E10). Three statements at most (two
+// when the ticket has every word already).
 // nullopt, with nothing written, when the key with this digest has no live shop with that
 // ticket, or the ticket's customer was erased (ticket_of_erased_customer tells; else resolve
 // the key to tell which). The customer's row is changed too (attach_seq): what orders a comment

@@ -4,6 +4,7 @@
 
 #include "db/auth_sql.h"
 #include "db/columns.h"
+#include "db/search_sql.h"
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
@@ -30,14 +31,15 @@ namespace sql_text {
     "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"
 
 // conversation_touch also moves the ticket's version and updatedAt (its full shape changes:
-// extensions.md §E8), and a customer's message (SUPPORTCRM_REOPEN_HERE's placeholders:
-// isFromShop false) reopens a PENDING or SOLVED HumanTicket in it, at no statement of its own,
-// unless the shop's webhooks want ticket.updated (bit 32): the event's "changes" need the status
-// it left, so that is done after the insert (human_ticket_status_locked, then
-// human_ticket_reopen, with the ticket's row locked by the touch). Each HumanTicket assignment
-// reads the row as either order of the two leaves it (closedAt is NULL in OPEN and PENDING).
-// (comment_repo.cpp checks that 32 is webhook_event::ticket_updated.)
-#define SUPPORTCRM_REOPEN_HERE "? AND ks.webhook_events & 32 = 0"
+// extensions.md §E8), and reopens a PENDING or SOLVED HumanTicket (a customer's message) in the
+// same statement. The status it left is kept in the session variable @supportcrm_reopened,
+// prefixed by the request's token (bound: a number this connection never used before), and
+// read back by message_insert's RETURNING: the feed's ticket.updated needs it (its "changes"),
+// and reading it here costs no statement of its own (MariaDB 10.11 has no UPDATE ... RETURNING).
+// The token matters: a ticket without HumanTicket has no row for the assignment, which then
+// leaves the variable as an earlier comment on this connection set it. Each HumanTicket
+// assignment reads the row as either order of the two leaves it (closedAt is NULL in OPEN and
+// PENDING).
 
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
@@ -60,9 +62,9 @@ namespace sql_text {
       "SET c.last_message = ?, c.last_message_time = ?, cu.attach_seq = cu.attach_seq + 1, "       \
       "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "                    \
       "c.version = c.version + 1, "                                                                \
-      "h.status = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status IN ('PENDING', 'SOLVED'), 'OPEN', "   \
-      "h.status), "                                                                                \
-      "h.closed_at = IF(" SUPPORTCRM_REOPEN_HERE " AND h.status <> 'CLOSED', NULL, h.closed_at) "  \
+      "h.status = IF((@supportcrm_reopened := IF(h.status IN ('PENDING', 'SOLVED'), "             \
+      "CONCAT(?, ' ', h.status), NULL)) IS NULL, h.status, 'OPEN'), "                              \
+      "h.closed_at = IF(h.status <> 'CLOSED', NULL, h.closed_at) "                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
     /* A shop's own message (isFromShop true) never reopens nor marks the ticket unread: the */   \
     /* same touch without the HumanTicket, so MariaDB updates one table in place. A multi-table */ \
@@ -75,12 +77,11 @@ namespace sql_text {
       "c.updated_at = ?, "                                                                         \
       "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
-    /* A customer's message reopens here, for a shop whose webhooks want ticket.updated. */       \
-    S(human_ticket_status_locked,                                                                  \
-      "SELECT status FROM human_tickets WHERE conversation_id = ? FOR UPDATE")                     \
-    S(human_ticket_reopen,                                                                         \
-      "UPDATE human_tickets SET status = 'OPEN', closed_at = NULL "                                 \
-      "WHERE conversation_id = ? AND status IN ('PENDING', 'SOLVED')")                             \
+    /* The insert also answers, for the search data (E10), which of the comment's words (bound */ \
+    /* as a JSON array) the ticket has no comment row for yet: those alone are written */          \
+    /* (ticket_words_add_comment), most often none (a ticket's comments repeat their words). */    \
+    /* The ticket's row is locked by the touch, so no other comment of it can add a word between */ \
+    /* this read and that insert; a word the read misses is written again, at no harm. */          \
     S(message_insert,                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \
@@ -88,7 +89,10 @@ namespace sql_text {
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "              \
       "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "            \
-      "WHERE c.id = messages.conversation_id) AS hooks")                                           \
+      "WHERE c.id = messages.conversation_id) AS hooks, @supportcrm_reopened AS reop, "           \
+      "(SELECT JSON_ARRAYAGG(q.w) FROM " SUPPORTCRM_JSON_WORDS("?") " q WHERE NOT EXISTS "      \
+      "(SELECT 1 FROM ticket_words x WHERE x.conversation_id = messages.conversation_id "          \
+      "AND x.word = q.w AND x.in_comments = 1)) AS words")                                         \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
@@ -127,8 +131,9 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4;
-static_assert(shop_webhook_events == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4, reopened = 5,
+                   new_words = 6;
+static_assert(new_words == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 namespace comments_of_ticket {
 constexpr ColumnRun customer{1, kPersonColumns};

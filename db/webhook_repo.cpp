@@ -89,6 +89,21 @@ void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view
     });
 }
 
+void record_events(Db& db, std::uint64_t shop_id, const EventRecord& first,
+                   const EventRecord& second) {
+    db.run(Stmt::webhook_event_insert_two, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        for (const EventRecord* e : {&first, &second}) {
+            st.setUInt64(i++, shop_id);
+            st.setUInt(i++, e->type);
+            st.setString(i++, std::string(e->payload));
+            st.setString(i++, timeutil::format_db(e->at));
+            bind_optional(st, i++, e->changes);
+        }
+        st.executeUpdate();
+    });
+}
+
 std::uint64_t insert_webhook(Db& db, std::uint64_t shop_id, const std::string& url, unsigned events,
                              const std::string& secret_base64, timeutil::Millis now) {
     Transaction tx(db);

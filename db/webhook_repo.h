@@ -44,6 +44,18 @@ inline bool shop_wants_event(unsigned shop_webhook_events, unsigned type) {
 void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
                   timeutil::Millis at, const std::optional<std::string>& changes = std::nullopt);
 
+// One outbox row's content, for record_events.
+struct EventRecord {
+    unsigned type = 0;
+    std::string_view payload;
+    timeutil::Millis at = 0;
+    std::optional<std::string> changes;
+};
+// Two outbox rows in one statement, first before second (their ids ascend): a write that is two
+// changes (a customer's comment that reopens its ticket: ticket.updated, comment.created).
+void record_events(Db& db, std::uint64_t shop_id, const EventRecord& first,
+                   const EventRecord& second);
+
 // --- supportcrm-admin ---------------------------------------------------------------------
 
 struct WebhookRow {

@@ -18,6 +18,11 @@ namespace sql_text {
     S(webhook_event_insert,                                                                        \
       "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
       "VALUES (?, ?, ?, ?, ?)")                                                                    \
+    /* Two events of one write, in this order (their ids ascend): a customer's comment that */     \
+    /* reopens its ticket (ticket.updated, comment.created), at the cost of one statement. */       \
+    S(webhook_event_insert_two,                                                                    \
+      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
+      "VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)")                                                   \
     /* supportcrm-admin webhook ... */                                                             \
     S(webhook_insert,                                                                              \
       "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "    \

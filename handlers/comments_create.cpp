@@ -63,21 +63,22 @@ std::string with_ticket_id(const std::string& comment_object, const HandlerConte
 }
 
 // ticket.updated for a ticket the customer's comment reopened (extensions.md §E8): the full
-// shape as this transaction leaves it, and the status change.
-void record_reopen(HandlerContext& ctx, const AddedComment& added, timeutil::Millis at) {
+// shape as this transaction leaves it (ticket_json), and the status change; recorded with
+// comment.created in one statement (created()).
+EventRecord reopen_event(HandlerContext& ctx, const AddedComment& added, timeutil::Millis at,
+                         std::string& ticket_json) {
     Keyed<TicketForPatch> found =
         find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, std::nullopt);
     if (!found.value || !found.key) {
         throw std::logic_error("a ticket locked by its comment's transaction was not found");
     }
-    std::string ticket_json;
     JsonWriter t(ticket_json);
     write_full_ticket(t, found.value->ticket, found.key->domain);
     std::string changes;
     JsonWriter c(changes);
     c.begin_object().key("HumanTicketStatus").begin_object();
     c.field("from", *added.reopened_from).field("to", "OPEN").end_object().end_object();
-    record_event(ctx.db, added.shop_id, webhook_event::ticket_updated, ticket_json, at, changes);
+    return {webhook_event::ticket_updated, ticket_json, at, std::move(changes)};
 }
 
 }  // namespace
@@ -126,11 +127,13 @@ Response create_comment(HandlerContext& ctx) {
         .key("tags")
         .raw(comment.tags_json);
     w.end_object();
-    if (added->reopened_from) {  // reopened, and a webhook wants ticket.updated
-        record_reopen(ctx, *added, comment.created_at);
+    std::optional<EventRecord> reopened;
+    std::string ticket_json;     // reopened's payload
+    if (added->reopened_from) {  // reopened, and the shop records ticket.updated
+        reopened = reopen_event(ctx, *added, comment.created_at, ticket_json);
     }
     return created(ctx, tx, {webhook_event::comment_created, comment.created_at, &with_ticket_id},
-                   "comment", comment_json);
+                   "comment", comment_json, reopened ? &*reopened : nullptr);
 }
 
 }  // namespace supportcrm

@@ -213,6 +213,30 @@ TEST(Search, ACommittedCommentIsFoundAtOnce) {
     }
 }
 
+// A comment writes only the words its ticket has no comment row for (db/comment_sql.h,
+// message_insert): repeated words are not written again, a name's word becomes a comment's.
+TEST(Search, ACommentAddsTheWordsItsTicketLacksAndKeepsTheOthers) {
+    const World w = it::tickets::make_world();
+    const std::string tag = it::unique_suffix();
+    const std::string t =
+        it::tickets::create_ticket_id(w, it::object({{"name", "Named" + tag + " only"}}));
+    it::tickets::add_comment(w.shop, t, it::object({{"text", "alpha" + tag + " beta" + tag}}));
+    it::tickets::add_comment(
+        w.shop, t, it::object({{"text", "BETA" + tag + " alpha" + tag + " again" + tag}}));
+    it::tickets::add_comment(
+        w.shop, t, it::object({{"text", "named" + tag + " gamma" + tag}, {"isFromShop", false}}));
+    it::Db db;
+    const std::string rows = "SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ?";
+    EXPECT_EQ(db.count(rows + " AND in_comments = 1", {t}), 5) << "alpha beta again named gamma";
+    EXPECT_EQ(db.count(rows + " AND in_comments = 0", {t}), 1) << "only";
+    for (const std::string word : {"alpha", "beta", "gamma", "again"}) {
+        EXPECT_EQ(tickets_q(w.shop, word + tag), List{t}) << word;
+    }
+    ASSERT_TRUE(it::is_success(patch_ticket(w.shop, t, it::object({{"name", "Other"}})), 200));
+    EXPECT_EQ(tickets_q(w.shop, "named" + tag), List{t}) << "the comment has it too";
+    EXPECT_EQ(tickets_q(w.shop, "only"), List{});
+}
+
 TEST(Search, ANewNameReplacesTheNamesWordsButNotTheComments) {
     const World w = it::tickets::make_world();
     const std::string t =
