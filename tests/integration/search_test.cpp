@@ -5,6 +5,7 @@
 // with E3's and its cursors (bound to the filters), bad input (invalid values, punctuation,
 // operators as text, 1,000 words, 200 tags), and the search data following the records: a
 // comment found at once, a new ticket name, a merge, an erasure, the migration's backfill.
+#include <cctype>
 #include <set>
 #include <string>
 #include <vector>
@@ -217,7 +218,8 @@ TEST(Search, ACommittedCommentIsFoundAtOnce) {
 // message_insert): repeated words are not written again, a name's word becomes a comment's.
 TEST(Search, ACommentAddsTheWordsItsTicketLacksAndKeepsTheOthers) {
     const World w = it::tickets::make_world();
-    const std::string tag = it::unique_suffix();
+    std::string tag = it::unique_suffix();  // one word with each of them: letters and digits only
+    std::erase_if(tag, [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); });
     const std::string t =
         it::tickets::create_ticket_id(w, it::object({{"name", "Named" + tag + " only"}}));
     it::tickets::add_comment(w.shop, t, it::object({{"text", "alpha" + tag + " beta" + tag}}));
