@@ -76,7 +76,6 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
-    std::optional<std::string> words_to_add;  // JSON array; nullopt: none
     AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
@@ -89,7 +88,6 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         st.setString(9, c.tags_json);
         st.setString(10, timeutil::format_db(c.created_at));
         st.setUInt64(11, ticket_id);
-        st.setString(12, comment_words_json(c.text));
         ResultSetPtr rs(st.executeQuery());
         if (!rs->next()) {
             throw std::logic_error("message insert returned no row for a locked ticket");
@@ -105,12 +103,9 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         if (shop_wants_event(row.shop_webhook_events, webhook_event::ticket_updated)) {
             row.reopened_from = reopened_from(*rs, token);
         }
-        words_to_add = optional_string(*rs, new_words);
         return row;
     });
-    if (words_to_add) {  // found once committed (E10)
-        index_new_comment_words(db, added.shop_id, ticket_id, *words_to_add);
-    }
+    index_comment_words(db, added.shop_id, ticket_id, c.text);  // found once committed (E10)
     tx.commit();
     return added;
 }

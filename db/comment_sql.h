@@ -4,7 +4,6 @@
 
 #include "db/auth_sql.h"
 #include "db/columns.h"
-#include "db/search_sql.h"
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
@@ -77,11 +76,6 @@ namespace sql_text {
       "c.updated_at = ?, "                                                                         \
       "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
-    /* The insert also answers, for the search data (E10), which of the comment's words (bound */ \
-    /* as a JSON array) the ticket has no comment row for yet: those alone are written */          \
-    /* (ticket_words_add_comment), most often none (a ticket's comments repeat their words). */    \
-    /* The ticket's row is locked by the touch, so no other comment of it can add a word between */ \
-    /* this read and that insert; a word the read misses is written again, at no harm. */          \
     S(message_insert,                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \
@@ -89,10 +83,7 @@ namespace sql_text {
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "              \
       "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "            \
-      "WHERE c.id = messages.conversation_id) AS hooks, @supportcrm_reopened AS reop, "           \
-      "(SELECT JSON_ARRAYAGG(q.w) FROM " SUPPORTCRM_JSON_WORDS("?") " q WHERE NOT EXISTS "      \
-      "(SELECT 1 FROM ticket_words x WHERE x.conversation_id = messages.conversation_id "          \
-      "AND x.word = q.w AND x.in_comments = 1)) AS words")                                         \
+      "WHERE c.id = messages.conversation_id) AS hooks, @supportcrm_reopened AS reop")             \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
@@ -131,9 +122,8 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4, reopened = 5,
-                   new_words = 6;
-static_assert(new_words == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4, reopened = 5;
+static_assert(reopened == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 namespace comments_of_ticket {
 constexpr ColumnRun customer{1, kPersonColumns};

@@ -38,18 +38,9 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
 
 }  // namespace
 
-std::string comment_words_json(std::string_view text) {
-    return words::json_array(words::distinct({text}));
-}
-
-void index_new_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                             const std::string& new_words_json) {
-    db.run(Stmt::ticket_words_add_comment, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt64(2, shop_id);
-        st.setString(3, new_words_json);
-        st.executeUpdate();
-    });
+void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                         std::string_view text) {
+    add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, words::distinct({text}));
 }
 
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,

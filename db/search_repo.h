@@ -16,13 +16,9 @@ namespace supportcrm {
 
 // --- Writes: each in the caller's transaction, with the write of the text itself ------------
 
-// A new comment's words join its ticket's in two steps (db/comment_sql.h, message_insert): the
-// comment's insert is given its distinct words as a JSON array (comment_words_json) and answers
-// those its ticket has no comment row for yet (NULL: none); those alone are then written
-// (index_new_comment_words), in the comment's transaction.
-std::string comment_words_json(std::string_view text);
-void index_new_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                             const std::string& new_words_json);
+// A new comment's words join its ticket's.
+void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                         std::string_view text);
 // A ticket's name, new (created = true: there is nothing to drop) or changed: the words only
 // the old name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
