@@ -64,6 +64,12 @@ long decode(std::string_view s, std::size_t& i) {
     return cp;
 }
 
+// C.UTF-8's iswalnum for a code point under 0x80 (its towlower(towupper(c)) there is the
+// ASCII lower case): the common case of a comment's text, decided without the locale's tables.
+bool ascii_alnum(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 // Ends the word in hand: kept when long enough.
 void finish(std::vector<std::string>& out, std::string& word, std::size_t& chars) {
     if (chars >= kMinWord) {
@@ -82,6 +88,18 @@ std::vector<std::string> split(std::string_view s) {
     std::size_t chars = 0;
     for (std::size_t i = 0; i < s.size();) {
         const long cp = decode(s, i);
+        if (cp >= 0 && cp < 0x80) {  // ASCII: what C.UTF-8 says, without its table look-ups
+            const char c = static_cast<char>(cp);
+            if (!ascii_alnum(c)) {
+                finish(out, word, chars);
+                continue;
+            }
+            if (chars < kMaxWord) {
+                word.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+            }
+            ++chars;
+            continue;
+        }
         if (cp < 0 || !iswalnum_l(static_cast<wint_t>(cp), loc)) {
             finish(out, word, chars);
             continue;

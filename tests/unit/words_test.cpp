@@ -4,6 +4,8 @@
 #include "common/words.h"
 
 #include <gtest/gtest.h>
+#include <locale.h>
+#include <wctype.h>
 
 #include "api/list_query.h"
 
@@ -28,6 +30,22 @@ TEST(Words, CaseFoldingGoesBeyondAscii) {
     EXPECT_EQ(words::split("中文字 ٣٤٥ 𝐀𝐁𝐂"), (Words{"中文字", "٣٤٥", "𝐀𝐁𝐂"}))
         << "letters and digits of every script and plane";
     EXPECT_EQ(words::split("x²y ½ab"), (Words{})) << "² and ½ are not digits: x, y, ab";
+}
+
+// split() decides ASCII without the locale's tables: the same as C.UTF-8's classes and folding.
+TEST(Words, AsciiIsWhatTheUtf8LocaleSays) {
+    const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+    ASSERT_NE(loc, static_cast<locale_t>(0));
+    for (int c = 1; c < 0x80; ++c) {
+        const auto wc = static_cast<wint_t>(c);
+        Words expected;
+        if (iswalnum_l(wc, loc)) {
+            expected.push_back(
+                std::string(3, static_cast<char>(towlower_l(towupper_l(wc, loc), loc))));
+        }
+        EXPECT_EQ(words::split(std::string(3, static_cast<char>(c))), expected) << c;
+    }
+    freelocale(loc);
 }
 
 TEST(Words, InvalidUtf8SeparatesAndLongWordsAreCut) {
