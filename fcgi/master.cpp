@@ -102,11 +102,11 @@ class Master {
           parking_(channel_.master_end(), adopted_parked(start_)),
           children_([this] {
               close(readiness_.read_fd());
-              close(channel_.master_end());
               parking_.close_in_child();
               WorkerSlot* slot = spawning_slot_ < 0 ? nullptr : &scoreboard_.slot(spawning_slot_);
-              return run_worker({socket_.fd(), readiness_.write_fd(), channel_.pool_end()}, config_,
-                                slot);
+              return run_worker(
+                  {socket_.fd(), readiness_.write_fd(), channel_.pool_end(), channel_.master_end()},
+                  config_, slot);
           }) {
         raise_open_files_limit();
         // Before any fork: every worker inherits the board and reads it for /status, /metrics.

@@ -397,66 +397,89 @@ class Waiter {
     int kept_ = -1;
 };
 
-// The worker's idle kept connection goes to the master, which watches it until nginx sends the
-// next request on it (then a free worker gets it) or closes it. Never closed here: nginx may
-// be sending a request on it at this very moment, and it cannot pass a POST or PATCH that
-// failed on a closed connection to another one (docs/performance.md, "nginx keep-alive to the
-// pool"). Only if the master cannot take it (it is gone) is it closed.
-void park(FCGX_Request& fcgi, Waiter& waiter, int handoff_fd) {
+// True when `fd` has something to read now (a request, or nginx's close).
+bool readable_now(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+// The end of the hand-off channel a worker sends on. Parked (pool end): the master watches it.
+// Queued (master end: what is sent there arrives where workers receive): a connection nginx has
+// already sent its next request on goes straight behind the others waiting for a worker, without
+// the master's round trip.
+struct Channel {
+    int park;
+    int queue;
+};
+
+// The worker's kept connection goes to the master, which watches it until nginx sends the next
+// request on it (then a free worker gets it) or closes it; one with a request already waiting
+// is queued for the pool at once. Never closed here: nginx may be sending a request on it at
+// this very moment, and it cannot pass a POST or PATCH that failed on a closed connection to
+// another one (docs/performance.md, "nginx keep-alive to the pool"). Only if the channel cannot
+// take it (the master is gone) is it closed.
+void park(FCGX_Request& fcgi, Waiter& waiter, const Channel& channel) {
     waiter.forget(fcgi.ipcFd);
-    if (!send_fd(handoff_fd, fcgi.ipcFd)) {
+    const int to = readable_now(fcgi.ipcFd) ? channel.queue : channel.park;
+    if (!send_fd(to, fcgi.ipcFd) && (to == channel.park || !send_fd(channel.park, fcgi.ipcFd))) {
         log::error_errno("parking an idle kept connection with the master; closing it", errno);
     }
     close(fcgi.ipcFd);
     fcgi.ipcFd = -1;
 }
 
-// The connection this worker serves next, once `ready` says something is waiting. A request on
-// its kept connection wins: it is already ours. Then a connection the master hands on (its
-// request was sent before any new connection's), then a new connection. A worker holding an
-// idle kept connection takes the other one first and parks its own only if it got one, so that
-// an idle connection never holds a worker something else waits for. False: nothing to serve
-// (another worker was quicker).
-bool take_next(FCGX_Request& fcgi, Waiter& waiter, const Waiter::Ready& ready, int listen_fd,
-               int handoff_fd) {
-    if (ready.kept) {
-        return true;  // libfcgi reads the request from ipcFd (or nginx's close, and closes it)
-    }
-    if (ready.handoff) {
-        if (Fd handed = receive_fd(handoff_fd)) {
-            if (fcgi.ipcFd >= 0) {
-                park(fcgi, waiter, handoff_fd);
-            }
-            // FCGX_Accept_r reads from an open ipcFd; it first finishes the last request,
-            // closing its connection unless keepConnection says nginx kept it.
-            fcgi.ipcFd = handed.release();
-            fcgi.keepConnection = 1;
-            return true;
-        }
-    }
-    if (!ready.listener) {
-        return false;
-    }
-    if (fcgi.ipcFd < 0) {
-        return true;  // libfcgi accepts (the socket is non-blocking: EAGAIN if another took it)
-    }
-    const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
+// Takes a connection the master hands on, or a new one, in place of the kept connection
+// (parked, whether idle or not). False: another worker was quicker.
+bool take_instead(FCGX_Request& fcgi, Waiter& waiter, bool handoff, int listen_fd,
+                  const Channel& channel) {
+    Fd other =
+        handoff ? receive_fd(channel.park) : Fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+    if (!other) {
+        if (!handoff && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+            errno != ECONNABORTED) {
             log::error_errno("accept", errno);
         }
         return false;
     }
-    park(fcgi, waiter, handoff_fd);
-    fcgi.ipcFd = fd;
+    if (fcgi.ipcFd >= 0) {
+        park(fcgi, waiter, channel);
+    }
+    // FCGX_Accept_r reads from an open ipcFd; it first finishes the last request, closing its
+    // connection unless keepConnection says nginx kept it.
+    fcgi.ipcFd = other.release();
     fcgi.keepConnection = 1;
     return true;
 }
 
-// True when `fd` has something to read now (a request, or nginx's close).
-bool readable_now(int fd) {
-    pollfd p{fd, POLLIN, 0};
-    return poll(&p, 1, 0) > 0;
+// The connection this worker serves next, once `ready` says something is waiting: the order a
+// pool without keep-alive serves its listen queue in, as near as two queues allow. A connection
+// the master hands on (a parked one whose request came while every worker was busy) and a new
+// one take turns when both wait: a worker that always took the hand-off first would starve the
+// listen queue, since each connection it parks with its request goes back into the hand-off.
+// The next request on its own kept connection comes last. Taking another connection, the
+// worker parks its own (with its request, if nginx sent one: the master hands it on at once,
+// behind the others), so that neither an idle kept connection nor a client that keeps sending
+// on one holds a worker others wait for. False: nothing to serve (another worker was quicker).
+bool take_next(FCGX_Request& fcgi, Waiter& waiter, const Waiter::Ready& ready, int listen_fd,
+               const Channel& channel) {
+    static bool handoff_first = true;
+    const bool both = ready.handoff && ready.listener;
+    for (const bool handoff : {handoff_first, !handoff_first}) {
+        if (!(handoff ? ready.handoff : ready.listener)) {
+            continue;
+        }
+        if (both) {
+            handoff_first = !handoff;  // the other queue first next time
+        }
+        if (!handoff && fcgi.ipcFd < 0) {
+            return true;  // libfcgi accepts (the socket is non-blocking: EAGAIN if another took it)
+        }
+        if (take_instead(fcgi, waiter, handoff, listen_fd, channel)) {
+            return true;
+        }
+    }
+    // libfcgi reads the request from ipcFd (or nginx's close, and closes it).
+    return ready.kept;
 }
 
 }  // namespace
@@ -490,6 +513,7 @@ int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
         return 0;
     }
     Waiter waiter(fds.listen, fds.handoff);
+    const Channel channel{fds.handoff, fds.requeue};
     board.idle();
     log::debug("worker ready");
 
@@ -501,7 +525,7 @@ int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
         // fcgi.ipcFd is open here only when nginx keeps the last request's connection.
         waiter.watch(fcgi.ipcFd);
         const Waiter::Ready ready = waiter.wait();
-        if (!ready.any() || !take_next(fcgi, waiter, ready, fds.listen, fds.handoff)) {
+        if (!ready.any() || !take_next(fcgi, waiter, ready, fds.listen, channel)) {
             continue;
         }
         // With no connection open, libfcgi accepts one; the listen socket is non-blocking, and
@@ -528,13 +552,13 @@ int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
     Waiter::Ready left;
     left.handoff = true;
     left.listener = true;
-    if (take_next(fcgi, waiter, left, fds.listen, fds.handoff) && FCGX_Accept_r(&fcgi) == 0) {
+    if (take_next(fcgi, waiter, left, fds.listen, channel) && FCGX_Accept_r(&fcgi) == 0) {
         serve_one();
     }
     // An idle kept connection goes to the master (a worker of the new pool takes it on a
     // reload), not closed under a request nginx may be sending on it.
     if (fcgi.ipcFd >= 0) {
-        park(fcgi, waiter, fds.handoff);
+        park(fcgi, waiter, channel);
     }
     FCGX_Free(&fcgi, 0);
     log::debug("worker stopping");

@@ -17,6 +17,7 @@ struct WorkerFds {
     int listen;   // the listening socket
     int ready;    // the master's readiness pipe (closed once serving)
     int handoff;  // the pool's end of the hand-off channel (fcgi/parking.h)
+    int requeue;  // its master's end, to queue a connection with a request for the pool
 };
 
 int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot);
