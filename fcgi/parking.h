@@ -46,9 +46,11 @@ bool send_fd(int channel, int fd);
 // waiting (another worker took it) or on an error (logged).
 Fd receive_fd(int channel);
 
-// The two ends of the hand-off channel (SOCK_SEQPACKET: one message, one descriptor). Workers
-// send their idle connections on pool_end and receive connections with a request on it (each
-// message goes to one worker); the master uses master_end both ways.
+// The two ends of the hand-off channel (SOCK_SEQPACKET: one message, one descriptor; what is
+// sent on one end is received on the other). Workers send their idle connections on pool_end
+// (the master receives them on master_end) and receive connections with a request on it (each
+// message goes to one worker), which the master sends on master_end, and so does a worker
+// whose kept connection it gives up already has a request (it skips the master's round trip).
 class HandoffChannel {
   public:
     // A new socketpair, close-on-exec; throws std::runtime_error.
