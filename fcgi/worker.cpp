@@ -412,17 +412,34 @@ struct Channel {
     int queue;
 };
 
+// What the kept connection has for us now, without reading it.
+enum class Pending { nothing, request, closed };
+
+Pending pending(int fd) {
+    char byte;
+    const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) {
+        return Pending::request;
+    }
+    return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ? Pending::closed
+                                                                                 : Pending::nothing;
+}
+
 // The worker's kept connection goes to the master, which watches it until nginx sends the next
 // request on it (then a free worker gets it) or closes it; one with a request already waiting
-// is queued for the pool at once. Never closed here: nginx may be sending a request on it at
-// this very moment, and it cannot pass a POST or PATCH that failed on a closed connection to
-// another one (docs/performance.md, "nginx keep-alive to the pool"). Only if the channel cannot
-// take it (the master is gone) is it closed.
+// is queued for the pool at once, and one nginx has closed is closed. Never closed under nginx:
+// it may be sending a request on it at this very moment, and it cannot pass a POST or PATCH
+// that failed on a closed connection to another one (docs/performance.md, "nginx keep-alive to
+// the pool"). Only if the channel cannot take it (the master is gone) is it closed.
 void park(FCGX_Request& fcgi, Waiter& waiter, const Channel& channel) {
     waiter.forget(fcgi.ipcFd);
-    const int to = readable_now(fcgi.ipcFd) ? channel.queue : channel.park;
-    if (!send_fd(to, fcgi.ipcFd) && (to == channel.park || !send_fd(channel.park, fcgi.ipcFd))) {
-        log::error_errno("parking an idle kept connection with the master; closing it", errno);
+    const Pending now = pending(fcgi.ipcFd);
+    if (now != Pending::closed) {
+        const int to = now == Pending::request ? channel.queue : channel.park;
+        if (!send_fd(to, fcgi.ipcFd) &&
+            (to == channel.park || !send_fd(channel.park, fcgi.ipcFd))) {
+            log::error_errno("parking an idle kept connection with the master; closing it", errno);
+        }
     }
     close(fcgi.ipcFd);
     fcgi.ipcFd = -1;
