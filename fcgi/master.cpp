@@ -125,7 +125,8 @@ class Master {
         if (start_.handover) {
             log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " re-executed from " +
                       executable_path() + ", listening on " + socket_.description() + "; " +
-                      std::to_string(children_.count()) + " workers handed over");
+                      std::to_string(children_.count()) + " workers and " +
+                      std::to_string(parking_.count()) + " parked connections handed over");
             on_children_exited();  // any that exited while the exec was under way
             const std::string& bound = start_.handover->listen_path;
             if (!bound.empty() && config_.listen != bound) {

@@ -869,9 +869,10 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
 }
 
 // nginx's keep-alive (fastcgi_keep_conn): a kept connection between requests is idle, not a
-// request in hand. A reload retires the worker waiting on it, which parks the connection with
-// the master and exits 0; the connection stays open across the master's re-exec and the new
-// pool serves its next request: a reload never closes an idle kept connection under a request
+// request in hand. A reload retires the workers waiting on them, which park the connections
+// with the master and exit 0; the connections stay open across the master's re-exec (those
+// already parked before it too: three kept connections on two workers) and the new pool
+// serves their next requests: a reload never closes an idle kept connection under a request
 // nginx may be sending on it (fcgi/parking.h).
 TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
     Proc& master = start_master("reload-kept", 10);
@@ -880,6 +881,10 @@ TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
     it::fcgi::Connection kept(socket_path());
     ASSERT_TRUE(answered(on_kept(kept, get("/healthz")), 200));
     ASSERT_TRUE(answered(on_kept(kept, get("/healthz")), 200)) << "the second on the same one";
+    it::fcgi::Connection second(socket_path());
+    it::fcgi::Connection third(socket_path());
+    ASSERT_TRUE(answered(on_kept(second, get("/healthz")), 200));
+    ASSERT_TRUE(answered(on_kept(third, get("/healthz")), 200));
 
     master.signal(SIGHUP);
     ASSERT_TRUE(master.wait_for_log("reload: re-executing ", kStartTimeout));
@@ -890,6 +895,11 @@ TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
     EXPECT_TRUE(answered(on_kept(kept, get("/healthz")), 200))
         << "the kept connection did not survive the reload";
     EXPECT_TRUE(answered(on_kept(kept, get("/healthz")), 200));
+    EXPECT_TRUE(answered(on_kept(second, get("/healthz")), 200));
+    EXPECT_TRUE(answered(on_kept(third, get("/healthz")), 200));
+    // One of the three was parked before the reload and crossed the re-exec.
+    EXPECT_NE(master.log().find(" parked connections handed over"), std::string::npos);
+    EXPECT_EQ(master.log().find(" 0 parked connections handed over"), std::string::npos);
     it::fcgi::Connection fresh(socket_path());
     EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
     EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
