@@ -20,6 +20,7 @@
 #include "db/db.h"
 #include "fcgi/children.h"
 #include "fcgi/master_state.h"
+#include "fcgi/parking.h"
 #include "fcgi/readiness.h"
 #include "fcgi/worker.h"
 #include "handlers/router.h"
@@ -42,8 +43,9 @@ std::string reloading_message() {
     return "RELOADING=1\nMONOTONIC_USEC=" + std::to_string(usec);
 }
 
-// Waits for a signal, a worker's report, or the deadline, whichever comes first.
-void wait_until(std::optional<Clock::time_point> deadline, int ready_fd) {
+// Waits for a signal, a worker's report, a parked connection's (or a newly parked one's) event,
+// or the deadline, whichever comes first.
+void wait_until(std::optional<Clock::time_point> deadline, int ready_fd, int parking_fd) {
     timespec ts{};
     timespec* timeout = nullptr;
     if (deadline) {
@@ -53,8 +55,8 @@ void wait_until(std::optional<Clock::time_point> deadline, int ready_fd) {
         ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
         timeout = &ts;
     }
-    pollfd ready{ready_fd, POLLIN, 0};
-    ppoll(&ready, 1, timeout, &signals::wait_mask());
+    pollfd fds[2] = {{ready_fd, POLLIN, 0}, {parking_fd, POLLIN, 0}};
+    ppoll(fds, 2, timeout, &signals::wait_mask());
 }
 
 std::optional<Clock::time_point> earliest(std::optional<Clock::time_point> a,
@@ -75,6 +77,18 @@ std::size_t scoreboard_capacity(const Config& config) {
 const char* const kStateNames[] = {"starting", "running", "reloading", "stopping",
                                    "failing",  "killing", "stopped"};
 
+// The hand-off channel of the previous image (re-exec), else a new one.
+HandoffChannel make_channel(const MasterStart& start) {
+    if (start.handover && start.handover->handoff_master_end >= 0) {
+        return HandoffChannel(start.handover->handoff_master_end, start.handover->handoff_pool_end);
+    }
+    return HandoffChannel();
+}
+
+std::vector<int> adopted_parked(const MasterStart& start) {
+    return start.handover ? start.handover->parked : std::vector<int>{};
+}
+
 class Master {
   public:
     Master(const ListenSocket& socket, Config config, const ConfigLoader& reload_config,
@@ -84,11 +98,17 @@ class Master {
           reload_config_(reload_config),
           start_(std::move(start)),
           scoreboard_(scoreboard_capacity(config_)),
+          channel_(make_channel(start_)),
+          parking_(channel_.master_end(), adopted_parked(start_)),
           children_([this] {
               close(readiness_.read_fd());
+              parking_.close_in_child();
               WorkerSlot* slot = spawning_slot_ < 0 ? nullptr : &scoreboard_.slot(spawning_slot_);
-              return run_worker(socket_.fd(), readiness_.write_fd(), config_, slot);
+              return run_worker(
+                  {socket_.fd(), readiness_.write_fd(), channel_.pool_end(), channel_.master_end()},
+                  config_, slot);
           }) {
+        raise_open_files_limit();
         // Before any fork: every worker inherits the board and reads it for /status, /metrics.
         Scoreboard::attach(&scoreboard_);
         scoreboard_.set_listen_fd(socket_.fd());
@@ -105,7 +125,8 @@ class Master {
         if (start_.handover) {
             log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " re-executed from " +
                       executable_path() + ", listening on " + socket_.description() + "; " +
-                      std::to_string(children_.count()) + " workers handed over");
+                      std::to_string(children_.count()) + " workers and " +
+                      std::to_string(parking_.count()) + " parked connections handed over");
             on_children_exited();  // any that exited while the exec was under way
             const std::string& bound = start_.handover->listen_path;
             if (!bound.empty() && config_.listen != bound) {
@@ -120,7 +141,8 @@ class Master {
         }
         begin_pool();
         while (state_ != MasterState::stopped) {
-            wait_until(next_deadline(), readiness_.read_fd());
+            wait_until(next_deadline(), readiness_.read_fd(), parking_.fd());
+            parking_.service();
             read_reports();
             if (signals::child_exited) {
                 signals::child_exited = 0;
@@ -254,6 +276,7 @@ class Master {
     // answers the client 503 (its 502 page), and the reaped worker is replaced.
     void watch_workers() {
         next_watch_ = Clock::now() + std::chrono::seconds(1);
+        parking_.expire();
         const long queue = listen_queue_length(socket_.fd());
         auto& max_queue = scoreboard_.header().max_listen_queue;
         if (queue > 0 &&
@@ -367,7 +390,8 @@ class Master {
         daemon::notify(reloading_message());
         const std::string exe = executable_path();
         log::info("reload: re-executing " + exe);
-        Handover handover{socket_.fd(), socket_.unix_path(), children_.all()};
+        Handover handover{socket_.fd(),          socket_.unix_path(), children_.all(),
+                          channel_.master_end(), channel_.pool_end(), parking_.fds()};
         const std::string failed = reexec(exe, start_.args, handover);
         log::error("reload: " + failed + "; reloading without re-executing");
         reread_config();
@@ -423,6 +447,9 @@ class Master {
     const ConfigLoader& reload_config_;
     MasterStart start_;
     Scoreboard scoreboard_;
+    // Idle kept connections the workers gave up (fcgi/parking.h); both survive a re-exec.
+    HandoffChannel channel_;
+    Parking parking_;
     int spawning_slot_ = -1;
     std::set<pid_t> terminated_;  // killed for request-terminate-timeout, not yet reaped
     Clock::time_point next_watch_{};

@@ -12,12 +12,16 @@
 #include <stdexcept>
 #include <thread>
 
+#include "fcgi/parking.h"
+
 namespace supportcrm {
 namespace {
 
 constexpr const char* kListenFd = "SUPPORTCRM_LISTEN_FD";
 constexpr const char* kListenPath = "SUPPORTCRM_LISTEN_PATH";
 constexpr const char* kChildren = "SUPPORTCRM_CHILDREN";
+constexpr const char* kHandoffFds = "SUPPORTCRM_HANDOFF_FDS";
+constexpr const char* kParkedFds = "SUPPORTCRM_PARKED_FDS";
 
 std::string take_variable(const char* name) {
     const char* value = std::getenv(name);
@@ -43,6 +47,28 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     }
     out.push_back(nullptr);
     return out;
+}
+
+// An inherited descriptor must be open; it is close-on-exec again (the workers exec nothing,
+// and a later re-exec clears the flag itself).
+int adopt_fd(int fd, const char* what) {
+    if (fcntl(fd, F_GETFD) < 0) {
+        throw std::runtime_error(std::string("re-exec handover: ") + what + " " +
+                                 std::to_string(fd) + " is not open");
+    }
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+}
+
+// The descriptors the new image inherits: every other fd of the master is close-on-exec.
+std::vector<int> inherited(const Handover& h) {
+    std::vector<int> fds = h.parked;
+    fds.push_back(h.listen_fd);
+    if (h.handoff_master_end >= 0) {
+        fds.push_back(h.handoff_master_end);
+        fds.push_back(h.handoff_pool_end);
+    }
+    return fds;
 }
 
 }  // namespace
@@ -89,6 +115,8 @@ std::optional<Handover> take_handover() {
     const std::string fd = take_variable(kListenFd);
     const std::string path = take_variable(kListenPath);
     const std::string children = take_variable(kChildren);
+    const std::string handoff = take_variable(kHandoffFds);
+    const std::string parked = take_variable(kParkedFds);
     if (fd.empty()) {
         return std::nullopt;
     }
@@ -100,6 +128,16 @@ std::optional<Handover> take_handover() {
     fcntl(h.listen_fd, F_SETFD, FD_CLOEXEC);  // not for the workers' own execs (there are none)
     h.listen_path = path;
     h.children = decode_children(children);
+    const std::vector<int> ends = decode_fds(handoff);
+    if (ends.size() == 2) {
+        h.handoff_master_end = adopt_fd(ends[0], "hand-off channel fd");
+        h.handoff_pool_end = adopt_fd(ends[1], "hand-off channel fd");
+    } else if (!ends.empty()) {
+        throw std::runtime_error("re-exec handover: bad hand-off channel '" + handoff + "'");
+    }
+    for (int p : decode_fds(parked)) {
+        h.parked.push_back(adopt_fd(p, "parked connection fd"));
+    }
     return h;
 }
 
@@ -176,14 +214,25 @@ std::string reexec(const std::string& exe, const std::vector<std::string>& args,
         setenv(kListenPath, handover.listen_path.c_str(), 1);
     }
     setenv(kChildren, encode_children(handover.children).c_str(), 1);
-    // Kept open for the new image only: every other fd of the master is close-on-exec.
-    fcntl(handover.listen_fd, F_SETFD, 0);
+    if (handover.handoff_master_end >= 0) {
+        setenv(kHandoffFds,
+               encode_fds({handover.handoff_master_end, handover.handoff_pool_end}).c_str(), 1);
+    }
+    setenv(kParkedFds, encode_fds(handover.parked).c_str(), 1);
+    const std::vector<int> fds = inherited(handover);
+    for (int fd : fds) {
+        fcntl(fd, F_SETFD, 0);
+    }
     execv(exe.c_str(), c_argv.data());
     const int err = errno;
-    fcntl(handover.listen_fd, F_SETFD, FD_CLOEXEC);
+    for (int fd : fds) {
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
     unsetenv(kListenFd);
     unsetenv(kListenPath);
     unsetenv(kChildren);
+    unsetenv(kHandoffFds);
+    unsetenv(kParkedFds);
     return "execv " + exe + ": " + std::strerror(err);
 }
 

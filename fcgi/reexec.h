@@ -6,6 +6,10 @@
 //   SUPPORTCRM_LISTEN_PATH  the unix socket path the master bound itself and removes at exit
 //   SUPPORTCRM_CHILDREN     the workers, pid:phase:start (phase of Children::Phase, start in
 //                           CLOCK_MONOTONIC nanoseconds), comma-separated
+//   SUPPORTCRM_HANDOFF_FDS  the hand-off channel's master and pool ends, "m,p"
+//                           (fcgi/parking.h): the old and the new pool share it
+//   SUPPORTCRM_PARKED_FDS   the idle kept connections the master holds, comma-separated: open
+//                           across the exec, as closing one would race nginx's next request
 #pragma once
 
 #include <optional>
@@ -20,6 +24,9 @@ struct Handover {
     int listen_fd = -1;
     std::string listen_path;  // empty: not ours to remove (systemd's, or TCP)
     std::vector<Children::Child> children;
+    int handoff_master_end = -1;  // -1: none (an image from before parking)
+    int handoff_pool_end = -1;
+    std::vector<int> parked;
 };
 
 // The variables' values for `handover`, and back; decode throws std::runtime_error.
@@ -40,7 +47,7 @@ std::string executable_path();
 std::string check_new_binary(const std::string& exe, const std::vector<std::string>& args);
 
 // execve(exe, args) with the handover in the environment; returns only on failure, with the
-// error (the listen fd and the environment are as they were).
+// error (the fds' close-on-exec flags and the environment are as they were).
 std::string reexec(const std::string& exe, const std::vector<std::string>& args,
                    const Handover& handover);
 

@@ -25,6 +25,7 @@
 #include "common/changes_feed.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "fcgi/parking.h"
 #include "fcgi/readiness.h"
 #include "handlers/router.h"
 
@@ -318,18 +319,23 @@ bool connect_before_serving(Db& db, int ready_fd) {
     return false;
 }
 
-// What an idle worker waits for: a new connection on the listening socket (EXCLUSIVE: a new
-// connection wakes one idle worker, not all of them) and, while nginx keeps the connection of
-// the last request open (fastcgi_keep_conn, FCGI_KEEP_CONN), the next request on that one.
+// What an idle worker waits for: a new connection on the listening socket, a connection the
+// master hands on (a parked one nginx sent a request on: fcgi/parking.h), both EXCLUSIVE (one
+// idle worker is woken for each, not all of them), and, while nginx keeps the connection of the
+// last request open (fastcgi_keep_conn, FCGI_KEEP_CONN), the next request on that one.
 class Waiter {
   public:
-    enum class Event { none, kept, listener };
+    struct Ready {
+        bool kept = false;
+        bool handoff = false;
+        bool listener = false;
+        bool any() const { return kept || handoff || listener; }
+    };
 
-    explicit Waiter(int listen_fd) : fd_(epoll_create1(EPOLL_CLOEXEC)) {
-        epoll_event ev{};
-        ev.events = EPOLLIN | EPOLLEXCLUSIVE;
-        ev.data.fd = listen_fd;
-        if (fd_ < 0 || epoll_ctl(fd_, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
+    Waiter(int listen_fd, int handoff_fd)
+        : fd_(epoll_create1(EPOLL_CLOEXEC)), listen_fd_(listen_fd), handoff_fd_(handoff_fd) {
+        if (fd_ < 0 || !add(listen_fd, EPOLLIN | EPOLLEXCLUSIVE) ||
+            !add(handoff_fd, EPOLLIN | EPOLLEXCLUSIVE)) {
             log::error_errno("epoll", errno);
         }
     }
@@ -341,70 +347,55 @@ class Waiter {
     Waiter(const Waiter&) = delete;
     Waiter& operator=(const Waiter&) = delete;
 
-    // Watches `kept` (-1: none) besides the listening socket. Added before every wait, not
-    // only when the number changes: a closed descriptor leaves the set by itself, and libfcgi
-    // may have closed the kept connection (nginx closed it) and accepted the next one under
-    // the same number; EEXIST says it is still the one registered.
+    // Watches `kept` (-1: none) besides the two sockets. Added before every wait, not only
+    // when the number changes: a closed descriptor leaves the set by itself, and libfcgi may
+    // have closed the kept connection (nginx closed it) and accepted the next one under the
+    // same number; EEXIST says it is still the one registered.
     void watch(int kept) {
         kept_ = kept;
-        if (kept < 0) {
-            return;
-        }
-        epoll_event ev{};
-        ev.events = EPOLLIN | EPOLLRDHUP;
-        ev.data.fd = kept;
-        if (epoll_ctl(fd_, EPOLL_CTL_ADD, kept, &ev) != 0 && errno != EEXIST) {
+        if (kept >= 0 && !add(kept, EPOLLIN | EPOLLRDHUP) && errno != EEXIST) {
             log::error_errno("epoll_ctl kept connection", errno);
         }
     }
 
-    // Waits with the handled signals unblocked. A request on the kept connection wins over a
-    // new connection: it is already ours, and a worker that left it would strand it.
-    Event wait() {
-        epoll_event ev[2]{};
-        int n = epoll_pwait(fd_, ev, 2, -1, &signals::wait_mask());
+    // Before a kept connection is handed away: the set would go on reporting it while the
+    // master holds it (a registration lasts as long as any process holds the connection).
+    void forget(int kept) {
+        epoll_ctl(fd_, EPOLL_CTL_DEL, kept, nullptr);
+        kept_ = -1;
+    }
+
+    // Waits with the handled signals unblocked.
+    Ready wait() {
+        epoll_event ev[3]{};
+        int n = epoll_pwait(fd_, ev, 3, -1, &signals::wait_mask());
         if (n < 0 && errno != EINTR) {
             log::error_errno("epoll_pwait", errno);
             sleep(1);  // do not spin on a persistent error
         }
-        Event event = Event::none;
+        Ready ready;
         for (int i = 0; i < n; ++i) {
-            event = (kept_ >= 0 && ev[i].data.fd == kept_) ? Event::kept
-                    : event == Event::kept                 ? Event::kept
-                                                           : Event::listener;
+            const int fd = ev[i].data.fd;
+            ready.kept |= kept_ >= 0 && fd == kept_;
+            ready.handoff |= fd == handoff_fd_;
+            ready.listener |= fd == listen_fd_;
         }
-        return event;
+        return ready;
     }
 
   private:
+    bool add(int fd, std::uint32_t events) {
+        epoll_event ev{};
+        ev.events = events;
+        ev.data.fd = fd;
+        return epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &ev) == 0;
+    }
+
     int fd_;
+    int listen_fd_;
+    int handoff_fd_;
     int kept_ = -1;
 };
-
-// A connection waits on the listening socket while this worker holds an idle kept one: the
-// worker takes the waiting one and closes the idle one, so that an idle connection never holds
-// a worker another connection waits for (nginx opens a new connection only when none of its
-// own is idle, so the waiting one is a request's). False (the kept one stays) when another
-// worker was quicker. nginx notices the close on its idle connection and drops it; should it
-// have sent a request on it in the same instant, it retries an idempotent one on another
-// connection (a cached connection's error) and answers a POST or PATCH 502 (the snippet's
-// 503 page): the race of every server-side keep-alive close, frequent once nginx has more
-// requests in flight than the pool has workers; why keep-alive is off by default
-// (docs/performance.md, "nginx keep-alive to the pool").
-bool trade_idle_for_waiting(FCGX_Request& fcgi, int listen_fd) {
-    const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
-            log::error_errno("accept", errno);
-        }
-        return false;
-    }
-    close(fcgi.ipcFd);
-    // libfcgi reads the next request from ipcFd when it is open (FCGX_Accept_r), and the
-    // last request's keepConnection tells FCGX_Finish_r not to close it first.
-    fcgi.ipcFd = fd;
-    return true;
-}
 
 // True when `fd` has something to read now (a request, or nginx's close).
 bool readable_now(int fd) {
@@ -412,9 +403,105 @@ bool readable_now(int fd) {
     return poll(&p, 1, 0) > 0;
 }
 
+// The end of the hand-off channel a worker sends on. Parked (pool end): the master watches it.
+// Queued (master end: what is sent there arrives where workers receive): a connection nginx has
+// already sent its next request on goes straight behind the others waiting for a worker, without
+// the master's round trip.
+struct Channel {
+    int park;
+    int queue;
+};
+
+// What the kept connection has for us now, without reading it.
+enum class Pending { nothing, request, closed };
+
+Pending pending(int fd) {
+    char byte;
+    const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) {
+        return Pending::request;
+    }
+    return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ? Pending::closed
+                                                                                 : Pending::nothing;
+}
+
+// The worker's kept connection goes to the master, which watches it until nginx sends the next
+// request on it (then a free worker gets it) or closes it; one with a request already waiting
+// is queued for the pool at once, and one nginx has closed is closed. Never closed under nginx:
+// it may be sending a request on it at this very moment, and it cannot pass a POST or PATCH
+// that failed on a closed connection to another one (docs/performance.md, "nginx keep-alive to
+// the pool"). Only if the channel cannot take it (the master is gone) is it closed.
+void park(FCGX_Request& fcgi, Waiter& waiter, const Channel& channel) {
+    waiter.forget(fcgi.ipcFd);
+    const Pending now = pending(fcgi.ipcFd);
+    if (now != Pending::closed) {
+        const int to = now == Pending::request ? channel.queue : channel.park;
+        if (!send_fd(to, fcgi.ipcFd) &&
+            (to == channel.park || !send_fd(channel.park, fcgi.ipcFd))) {
+            log::error_errno("parking an idle kept connection with the master; closing it", errno);
+        }
+    }
+    close(fcgi.ipcFd);
+    fcgi.ipcFd = -1;
+}
+
+// Takes a connection the master hands on, or a new one, in place of the kept connection
+// (parked, whether idle or not). False: another worker was quicker.
+bool take_instead(FCGX_Request& fcgi, Waiter& waiter, bool handoff, int listen_fd,
+                  const Channel& channel) {
+    Fd other =
+        handoff ? receive_fd(channel.park) : Fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+    if (!other) {
+        if (!handoff && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+            errno != ECONNABORTED) {
+            log::error_errno("accept", errno);
+        }
+        return false;
+    }
+    if (fcgi.ipcFd >= 0) {
+        park(fcgi, waiter, channel);
+    }
+    // FCGX_Accept_r reads from an open ipcFd; it first finishes the last request, closing its
+    // connection unless keepConnection says nginx kept it.
+    fcgi.ipcFd = other.release();
+    fcgi.keepConnection = 1;
+    return true;
+}
+
+// The connection this worker serves next, once `ready` says something is waiting: the order a
+// pool without keep-alive serves its listen queue in, as near as two queues allow. A connection
+// the master hands on (a parked one whose request came while every worker was busy) and a new
+// one take turns when both wait: a worker that always took the hand-off first would starve the
+// listen queue, since each connection it parks with its request goes back into the hand-off.
+// The next request on its own kept connection comes last. Taking another connection, the
+// worker parks its own (with its request, if nginx sent one: the master hands it on at once,
+// behind the others), so that neither an idle kept connection nor a client that keeps sending
+// on one holds a worker others wait for. False: nothing to serve (another worker was quicker).
+bool take_next(FCGX_Request& fcgi, Waiter& waiter, const Waiter::Ready& ready, int listen_fd,
+               const Channel& channel) {
+    static bool handoff_first = true;
+    const bool both = ready.handoff && ready.listener;
+    for (const bool handoff : {handoff_first, !handoff_first}) {
+        if (!(handoff ? ready.handoff : ready.listener)) {
+            continue;
+        }
+        if (both) {
+            handoff_first = !handoff;  // the other queue first next time
+        }
+        if (!handoff && fcgi.ipcFd < 0) {
+            return true;  // libfcgi accepts (the socket is non-blocking: EAGAIN if another took it)
+        }
+        if (take_instead(fcgi, waiter, handoff, listen_fd, channel)) {
+            return true;
+        }
+    }
+    // libfcgi reads the request from ipcFd (or nginx's close, and closes it).
+    return ready.kept;
+}
+
 }  // namespace
 
-int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* slot) {
+int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
     pid_t master = getppid();
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned worker stops too
     if (getppid() != master) {
@@ -427,7 +514,7 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
         return 1;
     }
     FCGX_Request fcgi;
-    FCGX_InitRequest(&fcgi, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+    FCGX_InitRequest(&fcgi, fds.listen, FCGI_FAIL_ACCEPT_ON_INTR);
     Db db(config.db);
     SlotWriter board(slot);
     db.set_probe(&board.probe());
@@ -435,26 +522,27 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
                             config.changes.max_waiting != 0 ? config.changes.max_waiting
                                                             : std::max(1U, config.workers / 4),
                             config.changes.retention_days);
-    const bool connected = connect_before_serving(db, ready_fd);
-    close(ready_fd);
+    const bool connected = connect_before_serving(db, fds.ready);
+    close(fds.ready);
     if (!connected) {
         FCGX_Free(&fcgi, 0);
         log::debug("worker stopping before it served");
         return 0;
     }
-    Waiter waiter(listen_fd);
+    Waiter waiter(fds.listen, fds.handoff);
+    const Channel channel{fds.handoff, fds.requeue};
     board.idle();
     log::debug("worker ready");
 
+    auto serve_one = [&] {
+        serve(fcgi, db, config, board);
+        FCGX_Finish_r(&fcgi);
+    };
     while (!signals::stop_requested) {
         // fcgi.ipcFd is open here only when nginx keeps the last request's connection.
         waiter.watch(fcgi.ipcFd);
-        const Waiter::Event event = waiter.wait();
-        if (event == Waiter::Event::none) {
-            continue;
-        }
-        if (event == Waiter::Event::listener && fcgi.ipcFd >= 0 &&
-            !trade_idle_for_waiting(fcgi, listen_fd)) {
+        const Waiter::Ready ready = waiter.wait();
+        if (!ready.any() || !take_next(fcgi, waiter, ready, fds.listen, channel)) {
             continue;
         }
         // With no connection open, libfcgi accepts one; the listen socket is non-blocking, and
@@ -467,27 +555,29 @@ int run_worker(int listen_fd, int ready_fd, const Config& config, WorkerSlot* sl
             }
             continue;
         }
-        serve(fcgi, db, config, board);
-        FCGX_Finish_r(&fcgi);
+        serve_one();
         // After the answer went out, not on any request's latency path.
         idempotency::maintain(db);
     }
-    // A request nginx has already sent on the kept connection is answered, not dropped; an
-    // idle kept connection is closed (nginx drops it from its cache).
+    // A request nginx has already sent on the kept connection is answered, not dropped.
     if (fcgi.ipcFd >= 0 && readable_now(fcgi.ipcFd) && FCGX_Accept_r(&fcgi) == 0) {
-        serve(fcgi, db, config, board);
-        FCGX_Finish_r(&fcgi);
-    }
-    if (fcgi.ipcFd >= 0) {
-        FCGX_Free(&fcgi, 1);
+        serve_one();
     }
     // A connection whose wake-up coincided with our stop signal may be waiting with no other
-    // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued.
-    if (FCGX_Accept_r(&fcgi) == 0) {
-        serve(fcgi, db, config, board);
-        FCGX_Finish_r(&fcgi);
+    // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued;
+    // the same for a connection the master handed on.
+    Waiter::Ready left;
+    left.handoff = true;
+    left.listener = true;
+    if (take_next(fcgi, waiter, left, fds.listen, channel) && FCGX_Accept_r(&fcgi) == 0) {
+        serve_one();
     }
-    FCGX_Free(&fcgi, fcgi.ipcFd >= 0 ? 1 : 0);
+    // An idle kept connection goes to the master (a worker of the new pool takes it on a
+    // reload), not closed under a request nginx may be sending on it.
+    if (fcgi.ipcFd >= 0) {
+        park(fcgi, waiter, channel);
+    }
+    FCGX_Free(&fcgi, 0);
     log::debug("worker stopping");
     return 0;
 }

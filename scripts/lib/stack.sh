@@ -523,10 +523,12 @@ stack_keepalive() {
     echo "$n"
 }
 
-# keepalive_line N: an upstream's `keepalive N` line (nothing for 0).
+# keepalive_line N: an upstream's `keepalive N` line (nothing for 0), with nginx's idle timeout
+# of a kept connection set explicitly: under the pool's own bound on a parked connection
+# (300 s, fcgi/parking.h), so that nginx, never the pool, closes an idle one.
 keepalive_line() {
     (($1 > 0)) || return 0
-    printf '        keepalive %s;' "$1"
+    printf '        keepalive %s;\n        keepalive_timeout 60s;' "$1"
 }
 
 # keep_conn_line N: `fastcgi_keep_conn on` at http level, where every location of the snippet

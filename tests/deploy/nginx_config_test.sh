@@ -20,12 +20,14 @@ sed -e "s#/etc/supportcrm/nginx/#$tmp/share/#g" \
     -e 's/^#include \(.*supportcrm-ratelimit.conf;\)/include \1/' \
     -e 's/^\(\s*\)#limit_req/\1limit_req/' \
     -e 's/^\(\s*\)#keepalive /\1keepalive /' \
+    -e 's/^\(\s*\)#keepalive_timeout /\1keepalive_timeout /' \
     -e 's/^\(\s*\)#fastcgi_keep_conn on;/\1fastcgi_keep_conn on;/' \
     "$repo/nginx/site-example.conf" >"$tmp/site.conf"
 grep -q '^include .*supportcrm-ratelimit.conf;' "$tmp/site.conf"
 grep -q '^\s*limit_req zone=supportcrm_per_key' "$tmp/site.conf"
 grep -q '^\s*limit_req zone=supportcrm_per_address' "$tmp/site.conf"
 grep -q '^\s*keepalive [0-9]*;' "$tmp/site.conf"
+grep -q '^\s*keepalive_timeout [0-9]*s;' "$tmp/site.conf"
 grep -q '^\s*fastcgi_keep_conn on;' "$tmp/site.conf"
 
 cat >"$tmp/nginx.conf" <<CONF
@@ -46,6 +48,8 @@ source "$repo/scripts/lib/stack.sh"
 # With keep-alive on (the stacks' default), so with the third server that has it off.
 SUPPORTCRM_FCGI_KEEPALIVE=2 write_nginx_conf "$tmp/stack" 18080 19080 20080
 grep -q '^\s*keepalive 2;' "$tmp/stack/nginx/nginx.conf"
+# nginx closes an idle kept connection before the pool's bound on a parked one (300 s).
+grep -q '^\s*keepalive_timeout 60s;' "$tmp/stack/nginx/nginx.conf"
 grep -q '^\s*fastcgi_keep_conn off;' "$tmp/stack/nginx/nginx.conf"
 stack_conf=$tmp/stack/nginx/nginx.conf
 "$nginx" -t -q -p "$tmp/stack/nginx/" -c "$stack_conf" -e "$tmp/logs/stack-error.log"

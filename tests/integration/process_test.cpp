@@ -869,32 +869,71 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
 }
 
 // nginx's keep-alive (fastcgi_keep_conn): a kept connection between requests is idle, not a
-// request in hand. A reload retires the worker waiting on it (it closes the connection and
-// exits 0) and the new pool serves kept connections in turn.
-TEST_F(Process, ReloadRetiresWorkersOnIdleKeptConnections) {
+// request in hand. A reload retires the workers waiting on them, which park the connections
+// with the master and exit 0; the connections stay open across the master's re-exec (those
+// already parked before it too: three kept connections on two workers) and the new pool
+// serves their next requests: a reload never closes an idle kept connection under a request
+// nginx may be sending on it (fcgi/parking.h).
+TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
     Proc& master = start_master("reload-kept", 10);
     ASSERT_FALSE(HasFailure());
     const std::vector<pid_t> first_workers = master.children();
     it::fcgi::Connection kept(socket_path());
     ASSERT_TRUE(answered(on_kept(kept, get("/healthz")), 200));
     ASSERT_TRUE(answered(on_kept(kept, get("/healthz")), 200)) << "the second on the same one";
+    it::fcgi::Connection second(socket_path());
+    it::fcgi::Connection third(socket_path());
+    ASSERT_TRUE(answered(on_kept(second, get("/healthz")), 200));
+    ASSERT_TRUE(answered(on_kept(third, get("/healthz")), 200));
 
     master.signal(SIGHUP);
     ASSERT_TRUE(master.wait_for_log("reload: re-executing ", kStartTimeout));
     EXPECT_TRUE(ready_after_last_reload(master));
-    EXPECT_TRUE(closed_by_server(kept.fd(), kWaitBound)) << "the old worker kept it open";
     EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kExitTimeout, 2))
         << "the old workers did not both exit with status 0";
+    // Only the new pool is left to answer on it.
+    EXPECT_TRUE(answered(on_kept(kept, get("/healthz")), 200))
+        << "the kept connection did not survive the reload";
+    EXPECT_TRUE(answered(on_kept(kept, get("/healthz")), 200));
+    EXPECT_TRUE(answered(on_kept(second, get("/healthz")), 200));
+    EXPECT_TRUE(answered(on_kept(third, get("/healthz")), 200));
+    // One of the three was parked before the reload and crossed the re-exec.
+    EXPECT_NE(master.log().find(" parked connections handed over"), std::string::npos);
+    EXPECT_EQ(master.log().find(" 0 parked connections handed over"), std::string::npos);
     it::fcgi::Connection fresh(socket_path());
     EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
     EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
     EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
+    EXPECT_EQ(it::proc::count(master.log(), "closing it"), 0u) << "a connection was not parked";
     expect_all_replaced(first_workers, master.children());
     stop_cleanly(master);
 }
 
-// A stop does not wait for idle kept connections: workers on them close them and exit at once,
-// long before shutdown-timeout.
+// Twice as many kept connections as workers, used in turn: a worker idle on one takes the
+// connection that waits and parks its own with the master, which hands it to a free worker
+// when its next request comes. Every request on every connection is answered, none of them
+// is closed by the pool.
+TEST_F(Process, IdleKeptConnectionsAreParkedNotClosedWhenAnotherWaits) {
+    Proc& master = start_master("park-kept", 10);
+    ASSERT_FALSE(HasFailure());
+    std::vector<std::unique_ptr<it::fcgi::Connection>> connections;
+    for (int i = 0; i < 4; ++i) {
+        connections.push_back(std::make_unique<it::fcgi::Connection>(socket_path()));
+    }
+    for (int round = 0; round < 5; ++round) {
+        for (std::size_t i = 0; i < connections.size(); ++i) {
+            ASSERT_TRUE(answered(on_kept(*connections[i], get("/healthz")), 200))
+                << "round " << round << ", connection " << i;
+        }
+    }
+    const std::string log = master.log();
+    EXPECT_EQ(it::proc::count(log, "closing it"), 0u) << log;
+    EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
+    stop_cleanly(master);
+}
+
+// A stop does not wait for idle kept connections: workers on them park them and exit at once,
+// long before shutdown-timeout, and the master closes them as it exits.
 TEST_F(Process, StopClosesIdleKeptConnectionsAtOnce) {
     Proc& master = start_master("stop-kept", 10);
     ASSERT_FALSE(HasFailure());

@@ -1,0 +1,104 @@
+// Parking idle kept connections with the master (fcgi/parking.h), without forking: a unix
+// socketpair stands for one nginx connection (one end nginx's, the other the pool's); what a
+// worker does on the hand-off channel is done here on its pool end.
+#include "fcgi/parking.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using supportcrm::Fd;
+using supportcrm::HandoffChannel;
+using supportcrm::Parking;
+
+struct Connection {
+    Fd nginx, pool;
+    Connection() {
+        int ends[2];
+        EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+        nginx = Fd(ends[0]);
+        pool = Fd(ends[1]);
+    }
+};
+
+// A worker parks its connection: sends it and closes its own copy.
+void park(const HandoffChannel& channel, Connection& c) {
+    ASSERT_TRUE(supportcrm::send_fd(channel.pool_end(), c.pool.get()));
+    c.pool.reset();
+}
+
+TEST(Parking, AConnectionWithARequestGoesBackToThePoolWithItsBytes) {
+    HandoffChannel channel;
+    Parking parking(channel.master_end(), {});
+    Connection c;
+    park(channel, c);
+    parking.service();
+    EXPECT_EQ(parking.count(), 1U);
+    // Idle: nothing is handed on.
+    EXPECT_FALSE(supportcrm::receive_fd(channel.pool_end()));
+
+    ASSERT_EQ(write(c.nginx.get(), "req", 3), 3);
+    parking.service();
+    EXPECT_EQ(parking.count(), 0U);
+    Fd taken = supportcrm::receive_fd(channel.pool_end());
+    ASSERT_TRUE(taken);
+    char buf[8] = {};
+    EXPECT_EQ(read(taken.get(), buf, sizeof buf), 3);
+    EXPECT_EQ(std::string(buf), "req");
+    // The worker's answer reaches nginx: the master's copy closed, the connection did not.
+    ASSERT_EQ(write(taken.get(), "ok", 2), 2);
+    EXPECT_EQ(read(c.nginx.get(), buf, sizeof buf), 2);
+}
+
+TEST(Parking, AConnectionNginxClosedIsClosedAndNotHandedOn) {
+    HandoffChannel channel;
+    Parking parking(channel.master_end(), {});
+    Connection c;
+    park(channel, c);
+    parking.service();
+    ASSERT_EQ(parking.count(), 1U);
+    c.nginx.reset();
+    parking.service();
+    EXPECT_EQ(parking.count(), 0U);
+    EXPECT_FALSE(supportcrm::receive_fd(channel.pool_end()));
+}
+
+// More connections with a request than workers: they wait in the channel, none is lost; the
+// queue of a socketpair is bounded by its buffer, not by net.unix.max_dgram_qlen (10).
+TEST(Parking, ManyConnectionsWithARequestWaitForTheWorkers) {
+    HandoffChannel channel;
+    Parking parking(channel.master_end(), {});
+    std::vector<Connection> cs(100);
+    for (Connection& c : cs) {
+        park(channel, c);
+    }
+    parking.service();
+    ASSERT_EQ(parking.count(), cs.size());
+    for (Connection& c : cs) {
+        ASSERT_EQ(write(c.nginx.get(), "r", 1), 1);
+    }
+    parking.service();
+    EXPECT_EQ(parking.count(), 0U);
+    std::size_t taken = 0;
+    while (Fd fd = supportcrm::receive_fd(channel.pool_end())) {
+        ++taken;
+    }
+    EXPECT_EQ(taken, cs.size());
+}
+
+TEST(Parking, DescriptorListsRoundTripAndMalformedOnesAreRefused) {
+    EXPECT_EQ(supportcrm::encode_fds({3, 7, 12}), "3,7,12");
+    EXPECT_EQ(supportcrm::decode_fds("3,7,12"), (std::vector<int>{3, 7, 12}));
+    EXPECT_TRUE(supportcrm::decode_fds("").empty());
+    for (const char* bad : {"a", "3,", "3,,4", "-1", "3;4"}) {
+        EXPECT_THROW(supportcrm::decode_fds(bad), std::runtime_error) << bad;
+    }
+}
+
+}  // namespace
