@@ -84,10 +84,10 @@ Checked<const Shop*> keyed(HandlerContext& ctx) {
 Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,
                  std::string_view name, const std::string& object) {
     const Shop& shop = ctx.caller.shop();
-    if (shop_wants_event(shop.webhook_events, event.type)) {
-        record_event(ctx.db, shop.id, event.type,
-                     event.data != nullptr ? event.data(object, ctx) : object, event.at);
-    }
+    // Every shop records every event (the changes feed, E11); the deliverer sends it only to
+    // the webhooks that want its type.
+    record_event(ctx.db, shop.id, event.type,
+                 event.data != nullptr ? event.data(object, ctx) : object, event.at);
     tx.commit();
     Response r;
     r.status = 201;
