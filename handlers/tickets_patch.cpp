@@ -5,8 +5,7 @@
 // (ticket_update: the version check, the ticket and its HumanTicket in one statement), in a
 // transaction with its ticket.updated event (every shop records every event since the changes
 // feed, E11): START TRANSACTION, the write, the HumanTicket's insert, the name's words, the
-// event, COMMIT. A PATCH that
-// changes nothing, or is refused, is the read alone.
+// event, COMMIT. A PATCH that changes nothing, or is refused, is the read alone.
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "api/patches.h"
