@@ -247,6 +247,34 @@ TEST(Changes, SinceStartsAtTheFirstNumberWrittenAfterItEvenWithALateCommitterBeh
     EXPECT_EQ(read_page(shop, std::string("since=") + iso).changes.size(), 2U);
 }
 
+// Events numbered before migration 015 have no feed_at: since= looks among them first.
+TEST(Changes, SinceFindsEventsNumberedBeforeFeedAtExisted) {
+    const it::Shop shop = it::make_shop();
+    const int64_t old = new_customer(shop, "old");
+    ASSERT_EQ(read_page(shop).changes.size(), 1U);  // numbered 1
+    it::Db db;
+    // As 013 numbered it: no feed_at. Written an hour ago.
+    db.execute(
+        "UPDATE webhook_events SET feed_at = NULL, created_at = created_at - INTERVAL 1 HOUR "
+        "WHERE shop_id = ?",
+        {std::to_string(shop.id)});
+    const int64_t young = new_customer(shop, "young");
+    ASSERT_EQ(read_page(shop).changes.size(), 2U);  // numbered 2, with feed_at
+    auto iso_minutes_ago = [](int minutes) {
+        const std::time_t t = std::chrono::system_clock::to_time_t(
+            std::chrono::system_clock::now() - std::chrono::minutes(minutes));
+        char iso[32];
+        std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+        return std::string(iso);
+    };
+    const Page both = read_page(shop, "since=" + iso_minutes_ago(90));
+    ASSERT_EQ(both.changes.size(), 2U);
+    EXPECT_EQ(both.changes[0]["data"]["id"].asInt64(), old);
+    const Page recent = read_page(shop, "since=" + iso_minutes_ago(30));
+    ASSERT_EQ(recent.changes.size(), 1U);
+    EXPECT_EQ(recent.changes[0]["data"]["id"].asInt64(), young);
+}
+
 TEST(Changes, AnErasedCustomersEntriesReadIdAndErased) {
     it::tickets::World w = it::tickets::make_world();
     const std::string t = it::tickets::create_ticket_id(w);
