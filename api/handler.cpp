@@ -84,16 +84,13 @@ Checked<const Shop*> keyed(HandlerContext& ctx) {
 Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,
                  std::string_view name, const std::string& object, const EventRecord* preceding) {
     const Shop& shop = ctx.caller.shop();
-    if (shop_wants_event(shop.webhook_events, event.type)) {
-        const std::string data = event.data != nullptr ? event.data(object, ctx) : object;
-        if (preceding != nullptr) {
-            record_events(ctx.db, shop.id, *preceding, {event.type, data, event.at, std::nullopt});
-        } else {
-            record_event(ctx.db, shop.id, event.type, data, event.at);
-        }
-    } else if (preceding != nullptr) {
-        record_event(ctx.db, shop.id, preceding->type, preceding->payload, preceding->at,
-                     preceding->changes);
+    // Every shop records every event (the changes feed, E11); the deliverer sends it only to
+    // the webhooks that want its type.
+    const std::string data = event.data != nullptr ? event.data(object, ctx) : object;
+    if (preceding != nullptr) {
+        record_events(ctx.db, shop.id, *preceding, {event.type, data, event.at, std::nullopt});
+    } else {
+        record_event(ctx.db, shop.id, event.type, data, event.at);
     }
     tx.commit();
     Response r;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <ctime>
 
@@ -25,6 +26,7 @@ std::atomic<std::uint32_t>* g_waiting = &g_local_waiting;
 WorkerSlot* g_slot = nullptr;
 unsigned g_max_waiting = 1;
 unsigned g_retention_days = 30;
+std::int64_t g_waited_ns = 0;  // the worker serves one request at a time: no atomic needed
 
 // The word is in a MAP_SHARED region: a process-shared futex (no FUTEX_PRIVATE_FLAG).
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
@@ -105,10 +107,20 @@ bool wait_for_change(std::uint32_t seen, unsigned ms) {
         const unsigned slice = std::min(ms, kPollMs);
         const timespec timeout{static_cast<time_t>(slice / 1000),
                                static_cast<long>(slice % 1000) * 1'000'000L};
+        const auto before_wait = std::chrono::steady_clock::now();
         futex(g_generation, FUTEX_WAIT, seen, &timeout);
+        g_waited_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - before_wait)
+                           .count();
     }
     pthread_sigmask(SIG_SETMASK, &before, nullptr);
     return !signals::stop_requested;
+}
+
+std::int64_t take_waited_ns() {
+    const std::int64_t waited = g_waited_ns;
+    g_waited_ns = 0;
+    return waited;
 }
 
 }  // namespace supportcrm::changes_feed

@@ -49,4 +49,9 @@ class Place {
 // within kPollMs); true unless the worker is stopping.
 bool wait_for_change(std::uint32_t seen, unsigned ms);
 
+// How long this process waited in wait_for_change since the last call, in nanoseconds (and
+// back to 0). The worker takes it before and after each request: a long-poll's wait for a
+// change is not work, so the slow log and the duration histogram leave it out.
+std::int64_t take_waited_ns();
+
 }  // namespace supportcrm::changes_feed

@@ -1,5 +1,7 @@
 #include "db/changes_repo.h"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -18,46 +20,60 @@ bool has_unnumbered(Db& db, std::uint64_t shop_id) {
     });
 }
 
-// The shop's last number with its counter row locked; nullopt when the shop has no row yet.
-std::optional<std::uint64_t> locked_last_number(Db& db, std::uint64_t shop_id) {
+// Where the shop's last numbering left the feed: its last number and the running maximum of
+// its events' created_at (sql/015; 0 when no numbering ran since that migration).
+struct Counter {
+    std::uint64_t last_seq = 0;
+    timeutil::Millis last_at = 0;
+};
+
+// The shop's counter with its row locked; nullopt when the shop has no row yet.
+std::optional<Counter> locked_counter(Db& db, std::uint64_t shop_id) {
     return db.run(Stmt::change_sequence_locked,
-                  [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
+                  [&](sql::PreparedStatement& st) -> std::optional<Counter> {
                       st.setUInt64(1, shop_id);
                       ResultSetPtr rs(st.executeQuery());
                       if (!rs->next()) {
                           return std::nullopt;
                       }
-                      return rs->getUInt64(1);
+                      using namespace layout::change_sequence_locked;
+                      return Counter{rs->getUInt64(last_seq), rs->getInt64(last_at)};
                   });
 }
 
+struct Unnumbered {
+    std::uint64_t id = 0;
+    timeutil::Millis created_at = 0;
+};
+
 // The shop's committed unnumbered events, in id order (a consistent read).
-std::vector<std::uint64_t> unnumbered_ids(Db& db, std::uint64_t shop_id, unsigned batch) {
+std::vector<Unnumbered> unnumbered_events(Db& db, std::uint64_t shop_id, unsigned batch) {
     return db.run(Stmt::changes_unnumbered_ids, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt(2, batch);
         ResultSetPtr rs(st.executeQuery());
-        std::vector<std::uint64_t> ids;
+        std::vector<Unnumbered> events;
+        using namespace layout::changes_unnumbered_ids;
         while (rs->next()) {
-            ids.push_back(rs->getUInt64(1));
+            events.push_back({rs->getUInt64(id), rs->getInt64(created_at)});
         }
-        return ids;
+        return events;
     });
 }
 
-std::uint64_t lock_counter(Db& db, std::uint64_t shop_id) {
-    if (std::optional<std::uint64_t> last = locked_last_number(db, shop_id)) {
-        return *last;
+Counter lock_counter(Db& db, std::uint64_t shop_id) {
+    if (std::optional<Counter> counter = locked_counter(db, shop_id)) {
+        return *counter;
     }
     db.run(Stmt::change_sequence_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.executeUpdate();
     });
-    std::optional<std::uint64_t> last = locked_last_number(db, shop_id);
-    if (!last) {
+    std::optional<Counter> counter = locked_counter(db, shop_id);
+    if (!counter) {
         throw std::logic_error("change_sequences row missing right after its insert");
     }
-    return *last;
+    return *counter;
 }
 
 // One numbering transaction: how many events it numbered.
@@ -66,29 +82,33 @@ std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
     // events' read comes after the counter's lock), and no gap lock holds up the shop's writers.
     db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "changes isolation");
     Transaction tx(db);
-    const std::uint64_t last = lock_counter(db, shop_id);
-    const std::vector<std::uint64_t> ids = unnumbered_ids(db, shop_id, batch);
-    std::uint64_t numbered = 0;
-    for (const std::uint64_t id : ids) {
+    Counter counter = lock_counter(db, shop_id);
+    const std::uint64_t first = counter.last_seq + 1;
+    for (const Unnumbered& event : unnumbered_events(db, shop_id, batch)) {
+        // feed_at never decreases in number order: since= finds its start by it (sql/015).
+        counter.last_at = std::max(counter.last_at, event.created_at);
         const bool set = db.run(Stmt::changes_number, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, last + numbered + 1);
-            st.setUInt64(2, id);
+            st.setUInt64(1, counter.last_seq + 1);
+            st.setString(2, timeutil::format_db(counter.last_at));
+            st.setUInt64(3, event.id);
             return st.executeUpdate() == 1;
         });
         if (!set) {
             // Only numberings set seq, and they run one at a time under the counter's lock.
-            throw std::logic_error("changes numbering: event " + std::to_string(id) +
+            throw std::logic_error("changes numbering: event " + std::to_string(event.id) +
                                    " was numbered by another");
         }
-        ++numbered;
+        ++counter.last_seq;
     }
+    const std::uint64_t numbered = counter.last_seq + 1 - first;
     if (numbered == 0) {
         tx.commit();
         return 0;
     }
     db.run(Stmt::change_sequence_advance, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, last + numbered);
-        st.setUInt64(2, shop_id);
+        st.setUInt64(1, counter.last_seq);
+        st.setString(2, timeutil::format_db(counter.last_at));
+        st.setUInt64(3, shop_id);
         st.executeUpdate();
     });
     tx.commit();
@@ -136,9 +156,12 @@ std::vector<ChangeRow> read_changes(Db& db, std::uint64_t shop_id, std::uint64_t
 
 std::uint64_t changes_start_since(Db& db, std::uint64_t shop_id, timeutil::Millis since) {
     return db.run(Stmt::changes_since, [&](sql::PreparedStatement& st) {
+        const std::string at = timeutil::format_db(since);
         st.setUInt64(1, shop_id);
-        st.setString(2, timeutil::format_db(since));
+        st.setString(2, at);
         st.setUInt64(3, shop_id);
+        st.setString(4, at);
+        st.setUInt64(5, shop_id);
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         using namespace layout::changes_since;

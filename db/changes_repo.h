@@ -44,7 +44,7 @@ struct ChangeRow {
     timeutil::Millis created_at = 0;
 };
 
-// Numbers the shop's committed unnumbered events, up to `batch` of them per transaction until
+// Numbers the shop's committed unnumbered events (and sets their feed_at, sql/015), up to `batch` of them per transaction until
 // none is left (or `rounds` transactions ran), each its own short READ COMMITTED transaction,
 // run again when the server rolls it back (a deadlock, a Galera certification failure).
 // Returns how many it numbered. Nothing to do costs one index lookup.
@@ -56,7 +56,8 @@ std::vector<ChangeRow> read_changes(Db& db, std::uint64_t shop_id, std::uint64_t
                                     std::uint64_t limit);
 
 // Where a reader starting at `since` continues from: the number before the first event written
-// at or after it, else the shop's last number.
+// at or after it, else the shop's last number. One index dive (feed_at, sql/015), plus a range
+// over the events numbered before that migration while retention has not deleted them.
 std::uint64_t changes_start_since(Db& db, std::uint64_t shop_id, timeutil::Millis since);
 
 }  // namespace supportcrm

@@ -21,8 +21,10 @@ namespace sql_text {
       "SELECT 1 FROM webhook_events WHERE shop_id = ? AND seq IS NULL LIMIT 1")                    \
     /* The numbering, in one short READ COMMITTED transaction. The shop's counter row, locked: */ \
     /* one numbering at a time per shop; a locking read reads the last committed numbering. */   \
+    /* With it, the running maximum of created_at where the last numbering left it (sql/015). */ \
     S(change_sequence_locked,                                                                      \
-      "SELECT last_seq FROM change_sequences WHERE shop_id = ? FOR UPDATE")                        \
+      "SELECT last_seq, " SUPPORTCRM_MILLIS("COALESCE(last_at, '1970-01-01')")                     \
+      " FROM change_sequences WHERE shop_id = ? FOR UPDATE")                                       \
     /* A shop's first numbering makes its row (two racing: the second waits, then ignores). */    \
     S(change_sequence_insert,                                                                      \
       "INSERT IGNORE INTO change_sequences (shop_id, last_seq) VALUES (?, 0)")                     \
@@ -31,24 +33,36 @@ namespace sql_text {
     /* the index would wait for that write's row lock). Under READ COMMITTED the read's */        \
     /* snapshot is taken now, after the counter's lock: it holds every numbering before. */       \
     S(changes_unnumbered_ids,                                                                      \
-      "SELECT id FROM webhook_events WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")       \
+      "SELECT id, " SUPPORTCRM_MILLIS("created_at")                                                \
+      " FROM webhook_events WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")                \
     /* Each of those events gets the next number, one primary-key update each: the statement */  \
     /* touches that committed row alone. (A multi-table UPDATE over a JSON_TABLE of the ids was */ \
     /* one statement, but it may scan webhook_events, and its locking scan then waits for a */    \
     /* writer's uncommitted event: seen in tests/integration/changes_test.cpp, 6 s.) */            \
+    /* feed_at: the running maximum of created_at in number order (sql/015), for since=. */     \
     S(changes_number,                                                                              \
-      "UPDATE webhook_events SET seq = ? WHERE id = ? AND seq IS NULL")                           \
+      "UPDATE webhook_events SET seq = ?, feed_at = ? WHERE id = ? AND seq IS NULL")              \
     S(change_sequence_advance,                                                                     \
-      "UPDATE change_sequences SET last_seq = ? WHERE shop_id = ?")                                \
+      "UPDATE change_sequences SET last_seq = ?, last_at = ? WHERE shop_id = ?")                  \
     /* A page of the feed: the entries after the cursor's number, in number order. */            \
     S(changes_page,                                                                                \
       "SELECT seq, id, type, payload, changes, " SUPPORTCRM_MILLIS("created_at")                   \
       " FROM webhook_events WHERE shop_id = ? AND seq > ? ORDER BY seq LIMIT ?")                   \
     /* since=<datetime>: the first number of an event written at or after it, and the shop's */   \
-    /* last number (where a feed with nothing that recent starts). */                             \
+    /* last number (where a feed with nothing that recent starts). Events numbered before */      \
+    /* sql/015 (feed_at NULL, all below the later numbers) first: MIN over that range of */        \
+    /* ix_webhook_events_shop_feed_at, empty once retention deleted them (forced: the optimizer */ \
+    /* took ux and read all 200,000 events of a shop). Then one dive: the */                       \
+    /* first number whose feed_at, the running maximum of created_at, reached it (sql/015 says */ \
+    /* why that is the first event written at or after it). The last: one dive into ux. */       \
     S(changes_since,                                                                               \
-      "SELECT (SELECT MIN(seq) FROM webhook_events WHERE shop_id = ? AND seq IS NOT NULL "         \
-      "AND created_at >= ?) AS first, "                                                            \
+      "SELECT COALESCE("                                                                           \
+      "(SELECT MIN(seq) FROM webhook_events FORCE INDEX (ix_webhook_events_shop_feed_at) "         \
+      "WHERE shop_id = ? AND feed_at IS NULL "                                                     \
+      "AND seq IS NOT NULL AND created_at >= ?), "                                                 \
+      "(SELECT seq FROM webhook_events FORCE INDEX (ix_webhook_events_shop_feed_at) "              \
+      "WHERE shop_id = ? AND feed_at >= ? "                                                        \
+      "ORDER BY feed_at, seq LIMIT 1)) AS first, "                                                 \
       "(SELECT COALESCE(MAX(seq), 0) FROM webhook_events WHERE shop_id = ?) AS last")
 SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 }  // namespace sql_text
@@ -60,6 +74,14 @@ namespace changes_page {
 constexpr unsigned seq = 1, id = 2, type = 3, payload = 4, changes = 5, created_at = 6;
 static_assert(created_at == result_columns(sql_text::changes_page));
 }  // namespace changes_page
+namespace change_sequence_locked {
+constexpr unsigned last_seq = 1, last_at = 2;
+static_assert(last_at == result_columns(sql_text::change_sequence_locked));
+}  // namespace change_sequence_locked
+namespace changes_unnumbered_ids {
+constexpr unsigned id = 1, created_at = 2;
+static_assert(created_at == result_columns(sql_text::changes_unnumbered_ids));
+}  // namespace changes_unnumbered_ids
 namespace changes_since {
 constexpr unsigned first = 1, last = 2;
 static_assert(last == result_columns(sql_text::changes_since));

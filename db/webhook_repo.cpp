@@ -332,6 +332,12 @@ std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended
 Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, timeutil::Millis events_cutoff,
                           unsigned batch) {
     auto prune = [&](Stmt stmt, timeutil::Millis older_than) {
+        // For the next transaction only, this autocommit DELETE: under REPEATABLE READ its scan
+        // locks the gaps it reads too (up to the index's end when nothing is younger than the
+        // cutoff), and the NOT EXISTS reads of deliveries take shared locks, so every write's
+        // event insert (E11: every write records one) and the deliverer's updates could wait for
+        // it (up to its 1 s lock wait). Read committed locks only the rows it deletes.
+        db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "retention isolation");
         const std::string before = timeutil::format_db(older_than);
         return db.run(stmt, [&](sql::PreparedStatement& st) {
             st.setString(1, before);

@@ -219,11 +219,21 @@ void log_access(const Request& r, const Outcome& o, std::chrono::steady_clock::d
 
 // The slow log (slowlog-threshold): one line per slow request, with the time of each SQL
 // statement it ran, in order; the log line carries the request id.
+// `worked` is the request's time less a long-poll's wait for a change (`waited`).
 void log_slow(const Request& r, std::size_t route_index, const Outcome& o,
-              std::chrono::steady_clock::duration took, const Db& db, unsigned threshold_ms) {
-    char head[96];
-    std::snprintf(head, sizeof head, "slow request %.1fms (slowlog-threshold %ums): ",
-                  std::chrono::duration<double, std::milli>(took).count(), threshold_ms);
+              std::chrono::steady_clock::duration worked, std::chrono::nanoseconds waited,
+              const Db& db, unsigned threshold_ms) {
+    char head[160];
+    if (waited.count() == 0) {
+        std::snprintf(head, sizeof head, "slow request %.1fms (slowlog-threshold %ums): ",
+                      std::chrono::duration<double, std::milli>(worked).count(), threshold_ms);
+    } else {
+        std::snprintf(head, sizeof head,
+                      "slow request %.1fms, not counting %.1fms waiting for a change "
+                      "(slowlog-threshold %ums): ",
+                      std::chrono::duration<double, std::milli>(worked).count(),
+                      std::chrono::duration<double, std::milli>(waited).count(), threshold_ms);
+    }
     const std::string_view label = route_label(route_index);
     std::string message = head + r.method + " " + (label.empty() ? r.path : std::string(label)) +
                           " " + std::to_string(o.response.status) + "; statements:";
@@ -258,6 +268,7 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config, SlotWriter& board) 
         method, route_index, request.request_id,
         std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
     const std::uint64_t db_errors = db.error_count();
+    changes_feed::take_waited_ns();  // from 0 for this request
     Outcome outcome = respond(request, db, routed, config.max_body_bytes);
     // A write answered 2xx has committed: long-polls of the changes feed on this host wake now
     // (a write that changed nothing wakes them for nothing; they look and wait again).
@@ -271,13 +282,17 @@ void serve(FCGX_Request& fcgi, Db& db, const Config& config, SlotWriter& board) 
     }
     const auto took = std::chrono::steady_clock::now() - started;
     log_access(request, outcome, took);
+    // A long-poll's wait for a change is neither slowness nor work: the slow log and the
+    // duration histogram count the rest (the access log keeps the whole time).
+    const std::chrono::nanoseconds waited(changes_feed::take_waited_ns());
+    const auto worked = std::max(took - waited, std::chrono::steady_clock::duration::zero());
     const bool slow = config.slowlog_threshold != 0 &&
-                      took >= std::chrono::milliseconds(config.slowlog_threshold);
+                      worked >= std::chrono::milliseconds(config.slowlog_threshold);
     if (slow) {
-        log_slow(request, route_index, outcome, took, db, config.slowlog_threshold);
+        log_slow(request, route_index, outcome, worked, waited, db, config.slowlog_threshold);
     }
     board.end(method, route_index, outcome.response.status,
-              std::chrono::duration_cast<std::chrono::nanoseconds>(took).count(), slow,
+              std::chrono::duration_cast<std::chrono::nanoseconds>(worked).count(), slow,
               db.error_count() - db_errors);
     log::set_request_id("");
 }

@@ -54,10 +54,8 @@ std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
         }
         return std::nullopt;
     }
-    if (shop_wants_event(shop.webhook_events, webhook_event::customer_erased)) {
-        record_event(ctx.db, shop.id, webhook_event::customer_erased,
-                     "{\"id\":" + std::to_string(ctx.path_id) + "}", now);
-    }
+    record_event(ctx.db, shop.id, webhook_event::customer_erased,
+                 "{\"id\":" + std::to_string(ctx.path_id) + "}", now);
     tx.commit();
     return std::nullopt;
 }

@@ -125,10 +125,8 @@ Response merge_customer(HandlerContext& ctx) {
     // The target's words are those of its merged fields; the source is no longer listed.
     index_customer(ctx.db, shop.id, after.id, after, /*created=*/false);
     unindex_customer(ctx.db, pair.source->id);
-    if (shop_wants_event(shop.webhook_events, webhook_event::customer_merged)) {
-        record_event(ctx.db, shop.id, webhook_event::customer_merged, customer_json(after, domain),
-                     timeutil::now_ms(), std::to_string(pair.source->id));
-    }
+    record_event(ctx.db, shop.id, webhook_event::customer_merged, customer_json(after, domain),
+                 timeutil::now_ms(), std::to_string(pair.source->id));
     tx.commit();
     return merge_answer(after, domain, moved, false);
 }

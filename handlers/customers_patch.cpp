@@ -3,9 +3,10 @@
 // Statements (docs/performance.md, "PATCH"): the read (customer_by_id, the hot fetch's own
 // statement: the key and the customer in one round trip), then the conditional write
 // (customer_update: the version check, the fields and the duplicate-detection keys in one
-// statement, whose unique keys refuse another customer's email or phone number). Two in all
-// when the shop has no webhook for customer.updated; otherwise START TRANSACTION, the write, the
-// event, COMMIT. A 409 adds the read of the other customer.
+// statement, whose unique keys refuse another customer's email or phone number), in a
+// transaction with its customer.updated event (every shop records every event since the
+// changes feed, E11): START TRANSACTION, the write, the words, the event, COMMIT. A 409 adds the
+// read of the other customer.
 #include <cctype>
 
 #include "api/api_error.h"
@@ -105,20 +106,13 @@ Response patch_customer(HandlerContext& ctx) {
         return record_answer("customer", customer_json(current, shop->domain), current_tag);
     }
 
-    const bool event = shop_wants_event(shop->webhook_events, webhook_event::customer_updated);
-    // The customer's words (extensions.md §E10) change with the row, in its transaction.
+    // The customer's words (extensions.md §E10) and its event commit with the row.
     const bool reindex = searched_fields_differ(current, change.after);
-    std::optional<Transaction> tx;
-    if (event || reindex) {
-        tx.emplace(ctx.db);
-    }
+    Transaction tx(ctx.db);
     CustomerUpdate written = update_customer(ctx.db, change.after, current.version);
     if (written == CustomerUpdate::duplicate) {
         // The value may be a customer's merged into this one (extensions.md §E9): it becomes
         // this one's own, the release and the write together or neither.
-        if (!tx) {
-            tx.emplace(ctx.db);
-        }
         if (release_merged_keys(ctx.db, change.after)) {
             written = update_customer(ctx.db, change.after, current.version);
         }
@@ -131,13 +125,9 @@ Response patch_customer(HandlerContext& ctx) {
     }
     change.after.version = current.version + 1;
     const std::string json = customer_json(change.after, shop->domain);
-    if (event) {
-        record_event(ctx.db, shop->id, webhook_event::customer_updated, json, timeutil::now_ms(),
-                     change.changes_json);
-    }
-    if (tx) {
-        tx->commit();
-    }
+    record_event(ctx.db, shop->id, webhook_event::customer_updated, json, timeutil::now_ms(),
+                 change.changes_json);
+    tx.commit();
     return record_answer("customer", json,
                          etag::of(etag::Kind::customer, current.id, change.after.version));
 }

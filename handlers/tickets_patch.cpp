@@ -2,10 +2,10 @@
 //
 // Statements (docs/performance.md, "PATCH"): the read (ticket_for_patch: the key, the ticket, its
 // HumanTicket and the body's assigned_to in one round trip), then the conditional write
-// (ticket_update: the version check, the ticket and its HumanTicket in one statement). Two in
-// all, when the shop has no webhook for ticket.updated and no HumanTicket is opened; otherwise
-// START TRANSACTION, the write, the HumanTicket's insert and/or the event, COMMIT. A PATCH that
-// changes nothing, or is refused, is the read alone.
+// (ticket_update: the version check, the ticket and its HumanTicket in one statement), in a
+// transaction with its ticket.updated event (every shop records every event since the changes
+// feed, E11): START TRANSACTION, the write, the HumanTicket's insert, the name's words, the
+// event, COMMIT. A PATCH that changes nothing, or is refused, is the read alone.
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "api/patches.h"
@@ -72,15 +72,9 @@ Response patch_ticket(HandlerContext& ctx) {
         return record_answer("ticket", full_ticket_json(current, shop->domain), current_tag);
     }
 
-    const bool event = shop_wants_event(shop->webhook_events, webhook_event::ticket_updated);
-    // One statement needs no transaction of its own (the request's, with an Idempotency-Key,
-    // still holds it).
-    // A new name changes the ticket's words (extensions.md §E10) in the same transaction.
+    // The write and its event (and a new name's words, extensions.md §E10) commit together.
     const bool renamed = change.after.ticket.name != current.ticket.name;
-    std::optional<Transaction> tx;
-    if (event || change.opens_human_ticket || renamed) {
-        tx.emplace(ctx.db);
-    }
+    Transaction tx(ctx.db);
     update_ticket(ctx.db, change.after, current.version);
     if (renamed) {
         index_ticket_name(ctx.db, shop->id, current.id, change.after.ticket.name,
@@ -91,13 +85,9 @@ Response patch_ticket(HandlerContext& ctx) {
     }
     change.after.version = current.version + 1;
     const std::string ticket_json = full_ticket_json(change.after, shop->domain);
-    if (event) {
-        record_event(ctx.db, shop->id, webhook_event::ticket_updated, ticket_json, now,
-                     change.changes_json);
-    }
-    if (tx) {
-        tx->commit();
-    }
+    record_event(ctx.db, shop->id, webhook_event::ticket_updated, ticket_json, now,
+                 change.changes_json);
+    tx.commit();
     return record_answer("ticket", ticket_json,
                          etag::of(etag::Kind::ticket, current.id, change.after.version));
 }

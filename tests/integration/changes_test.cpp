@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -214,6 +215,64 @@ TEST(Changes, SinceStartsAtTheFirstChangeCommittedAtOrAfterIt) {
     EXPECT_TRUE(none.changes.empty());
     new_customer(shop, "later");
     EXPECT_EQ(read_page(shop, "cursor=" + none.next).changes.size(), 1U);
+}
+
+// since= follows numbers, not written times: a late committer written an hour before an event
+// numbered ahead of it still comes after it. Reading since=90 minutes ago must start at the
+// first event written after then (number 1) and go on to the late one; starting at "the
+// earliest written time at or after since" would start at the late one and skip number 1
+// (what sql/015's running maximum, feed_at, prevents).
+TEST(Changes, SinceStartsAtTheFirstNumberWrittenAfterItEvenWithALateCommitterBehindIt) {
+    const it::Shop shop = it::make_shop();
+    const int64_t first = new_customer(shop, "now");
+    ASSERT_EQ(read_page(shop).changes.size(), 1U);  // numbered 1
+    it::Db db;
+    db.execute(
+        "INSERT INTO webhook_events (shop_id, type, payload, created_at) "
+        "VALUES (?, 1, '{\"id\":0,\"late\":true}', UTC_TIMESTAMP(3) - INTERVAL 1 HOUR)",
+        {std::to_string(shop.id)});
+    ASSERT_EQ(read_page(shop).changes.size(), 2U);  // the late one numbered 2
+    const auto ago = std::chrono::system_clock::now() - std::chrono::minutes(90);
+    const std::time_t t = std::chrono::system_clock::to_time_t(ago);
+    char iso[32];
+    std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    const Page p = read_page(shop, std::string("since=") + iso);
+    ASSERT_EQ(p.changes.size(), 2U);
+    EXPECT_EQ(p.changes[0]["data"]["id"].asInt64(), first);
+    EXPECT_TRUE(p.changes[1]["data"]["late"].asBool());
+    // Half an hour ago: the late one was written before, but is numbered after number 1.
+    const std::time_t half = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() -
+                                                                  std::chrono::minutes(30));
+    std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&half));
+    EXPECT_EQ(read_page(shop, std::string("since=") + iso).changes.size(), 2U);
+}
+
+// Events numbered before migration 015 have no feed_at: since= looks among them first.
+TEST(Changes, SinceFindsEventsNumberedBeforeFeedAtExisted) {
+    const it::Shop shop = it::make_shop();
+    const int64_t old = new_customer(shop, "old");
+    ASSERT_EQ(read_page(shop).changes.size(), 1U);  // numbered 1
+    it::Db db;
+    // As 013 numbered it: no feed_at. Written an hour ago.
+    db.execute(
+        "UPDATE webhook_events SET feed_at = NULL, created_at = created_at - INTERVAL 1 HOUR "
+        "WHERE shop_id = ?",
+        {std::to_string(shop.id)});
+    const int64_t young = new_customer(shop, "young");
+    ASSERT_EQ(read_page(shop).changes.size(), 2U);  // numbered 2, with feed_at
+    auto iso_minutes_ago = [](int minutes) {
+        const std::time_t t = std::chrono::system_clock::to_time_t(
+            std::chrono::system_clock::now() - std::chrono::minutes(minutes));
+        char iso[32];
+        std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+        return std::string(iso);
+    };
+    const Page both = read_page(shop, "since=" + iso_minutes_ago(90));
+    ASSERT_EQ(both.changes.size(), 2U);
+    EXPECT_EQ(both.changes[0]["data"]["id"].asInt64(), old);
+    const Page recent = read_page(shop, "since=" + iso_minutes_ago(30));
+    ASSERT_EQ(recent.changes.size(), 1U);
+    EXPECT_EQ(recent.changes[0]["data"]["id"].asInt64(), young);
 }
 
 TEST(Changes, AnErasedCustomersEntriesReadIdAndErased) {
@@ -580,4 +639,67 @@ TEST(Changes, AWaitingLongPollIsAnsweredCleanlyOnReload) {
     new_customer(shop, "after-reload");
     EXPECT_EQ(read_page(shop, "cursor=" + answer.json()["nextCursor"].asString()).changes.size(),
               1U);
+}
+
+namespace {
+
+// Whether a worker of the pool is on the changes feed's route now (busy or waiting).
+bool a_worker_on_the_feed() {
+    const HttpResponse full = it::http("GET", "/status?full");
+    for (const Json::Value& wk : full.json()["workerList"]) {
+        if (wk["current"].isObject() && wk["current"]["route"] == "/api/v1/changes") {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+// A long-poll that waits longer than slowlog-threshold for a change that never comes is not a
+// slow request: the time it waited is not counted (fcgi/worker.cpp, changes_feed::
+// take_waited_ns), so no slow log line and no slowRequests for it.
+TEST(SlowLog, ALongPollsWaitForAChangeIsNotSlow) {
+    it::OneHostOnly one_host;
+    const auto ini = it::read_ini(it::env().config);
+    const auto set = ini.find("slowlog-threshold");
+    ASSERT_NE(set, ini.end()) << "the stack's config sets slowlog-threshold";
+    const unsigned threshold_ms = static_cast<unsigned>(std::stoul(set->second));
+    ASSERT_GT(threshold_ms, 0U);
+    const unsigned wait_s = threshold_ms / 1000 + 2;  // waits past the threshold
+    const it::Shop shop = it::make_shop();
+    const std::string cursor = read_page(shop).next;
+    ASSERT_TRUE(until_waiting(0));
+
+    it::Headers headers = it::key_header(shop);
+    const std::string request_id = "longpoll-" + it::unique_suffix();
+    headers.emplace_back("X-Request-Id", request_id);
+    const auto asked = Clock::now();
+    const HttpResponse r = it::http(
+        "GET", "/api/v1/changes?wait=" + std::to_string(wait_s) + "&cursor=" + cursor, headers);
+    const auto took = Clock::now() - asked;
+    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    EXPECT_TRUE(r.json()["changes"].empty());
+    // Else it proves nothing: the request lasted longer than the threshold.
+    ASSERT_GE(took, std::chrono::milliseconds(threshold_ms)) << "it did not wait";
+
+    // The worker writes the slow line (if any) after the access line and before it shows idle.
+    ASSERT_TRUE(it::wait_for_log(request_id)) << "no access log line for the long-poll";
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    while (a_worker_on_the_feed() && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_FALSE(a_worker_on_the_feed());
+    const std::string log = it::read_fcgi_log();
+    std::istringstream in(log);
+    std::string line;
+    bool access = false;
+    while (std::getline(in, line)) {
+        if (line.find(request_id) == std::string::npos) {
+            continue;
+        }
+        EXPECT_EQ(line.find("slow request"), std::string::npos) << line;
+        access = access || line.find("GET /api/v1/changes 200") != std::string::npos;
+    }
+    EXPECT_TRUE(access) << "the access line names the request";
 }

@@ -2,6 +2,7 @@
 
 #include <cppconn/driver.h>
 #include <cppconn/exception.h>
+#include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
 #include <mysql_driver.h>
@@ -56,6 +57,16 @@ int64_t RowLock::waiting() {
     std::unique_ptr<sql::Statement> probe(conn_->createStatement());
     std::unique_ptr<sql::ResultSet> rs(probe->executeQuery(
         "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"));
+    return rs->next() ? rs->getInt64(1) : 0;
+}
+
+int64_t RowLock::waiting_in(const std::string& statement_start) {
+    std::unique_ptr<sql::PreparedStatement> probe(conn_->prepareStatement(
+        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT' "
+        "AND LEFT(trx_query, CHAR_LENGTH(?)) = ?"));
+    probe->setString(1, statement_start);
+    probe->setString(2, statement_start);
+    std::unique_ptr<sql::ResultSet> rs(probe->executeQuery());
     return rs->next() ? rs->getInt64(1) : 0;
 }
 

@@ -28,6 +28,8 @@ class RowLock {
     // Transactions waiting for a lock now (InnoDB refreshes INNODB_TRX at most every 100 ms
     // when read).
     int64_t waiting();
+    // Transactions waiting for a lock now in a statement that starts with `statement_start`.
+    int64_t waiting_in(const std::string& statement_start);
     // Polls until some transaction waits for a lock, up to timeout.
     bool someone_waits(std::chrono::milliseconds timeout);
 

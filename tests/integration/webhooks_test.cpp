@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -24,6 +25,7 @@
 
 #include "csat_fixtures.h"
 #include "harness.h"
+#include "row_lock.h"
 #include "tickets_fixtures.h"
 
 namespace it {
@@ -1090,6 +1092,43 @@ TEST(Webhooks, NoTransactionIsOpenWhileAReceiverIsContacted) {
     EXPECT_EQ(slow.answered(), 0u) << "checked after the receiver answered: proves nothing";
     ASSERT_TRUE(wait_for_deliveries(hook, 1, "delivered"));
     EXPECT_EQ(deliveries(hook)[0]["attempts"].asInt(), 1);
+}
+
+// aae97dd: the deliverer's fan-out claims new events with a locking read; under REPEATABLE
+// READ it also locked the gap after the newest event, so while a fan-out transaction was open
+// every write's event insert (E11: every write records one) waited for its commit. The
+// fan-out is held open at a real seam: its INSERT of the delivery checks the foreign key on
+// the webhook's row, which a test session holds locked. Meanwhile a ticket create of the same
+// shop (its event INSERT goes right after the claimed event, in that gap) must not wait.
+TEST(Webhooks, AFanOutHeldOpenDoesNotHoldUpAWritesEventInsert) {
+    Receiver receiver;
+    tickets::World w = tickets::make_world();
+    Webhook hook = make_webhook(w.shop, receiver.url(), "ticket.created");
+    RowLock lock("SELECT id FROM webhooks WHERE id = " + std::to_string(hook.id) + " FOR UPDATE");
+    tickets::create_ticket_id(w);  // its event: claimed, its delivery's insert waits for the lock
+    const std::string fan_out = "INSERT IGNORE INTO webhook_deliveries";
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (lock.waiting_in(fan_out) == 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(150ms);  // INNODB_TRX is refreshed at most every 100 ms
+    }
+    ASSERT_EQ(lock.waiting_in(fan_out), 1) << "the deliverer's fan-out never waited on the lock";
+
+    std::future<std::string> write =
+        std::async(std::launch::async, [&] { return tickets::create_ticket_id(w); });
+    const std::string event_insert = "INSERT INTO webhook_events";
+    bool insert_waited = false;
+    while (write.wait_for(150ms) != std::future_status::ready) {
+        if (lock.waiting_in(event_insert) > 0) {
+            insert_waited = true;  // the gap lock is back: fail now, not after the lock timeout
+            break;
+        }
+    }
+    EXPECT_FALSE(insert_waited) << "a write's event insert waited for the open fan-out";
+    // The fan-out was still open (waiting) the whole time the write ran.
+    EXPECT_EQ(lock.waiting_in(fan_out), 1);
+    lock.release();
+    EXPECT_FALSE(write.get().empty());
+    ASSERT_TRUE(receiver.wait_for(2));  // both tickets delivered once the lock is gone
 }
 
 }  // namespace
