@@ -5,7 +5,6 @@
 
 #include "db/comment_sql.h"
 #include "db/search_repo.h"
-#include "db/webhook_repo.h"
 
 namespace supportcrm {
 namespace {
@@ -97,12 +96,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         row.id = rs->getUInt64(id);
         row.channel = rs->getString(channel);
         row.shop_id = rs->getUInt64(shop_id);
-        row.shop_webhook_events = rs->getUInt(shop_webhook_events);
-        // The reopen is reported when the shop's webhooks want ticket.updated (the feed's
-        // default: all of them).
-        if (shop_wants_event(row.shop_webhook_events, webhook_event::ticket_updated)) {
-            row.reopened_from = reopened_from(*rs, token);
-        }
+        row.reopened_from = reopened_from(*rs, token);
         return row;
     });
     index_comment_words(db, added.shop_id, ticket_id, c.text);  // found once committed (E10)

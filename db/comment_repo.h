@@ -28,10 +28,8 @@ struct AddedComment {
     std::uint64_t id = 0;
     std::string channel;  // the one stored (given or inherited)
     std::uint64_t shop_id = 0;
-    unsigned shop_webhook_events = 0;  // whether to write comment.created (webhook_repo.h)
     // The status a comment with isFromShop false reopened the ticket's HumanTicket from
-    // (PENDING or SOLVED; extensions.md §E8), when the shop records ticket.updated (the event's
-    // "changes" name it; since E11 every shop does); otherwise the reopen is not reported.
+    // (PENDING or SOLVED; extensions.md §E8): ticket.updated's "changes" name it.
     std::optional<std::string> reopened_from;
 };
 

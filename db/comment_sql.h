@@ -47,7 +47,7 @@ namespace sql_text {
     /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
     /* transaction committed last. The update also checks the key and its shop (matched rows */    \
     /* are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row. */ \
-    /* The insert returns the shop's webhook_events too (whether to write comment.created). Its */ \
+    /* The insert returns the ticket's shop and the status the touch reopened. Its */            \
     /* expressions have short aliases: Connector/C++ upper-cases every column name of every */     \
     /* result, a long expression costs (the shop_id subquery's ~1,700 instructions a comment). */  \
     /* The ticket's customer is changed too (attach_seq, sql/011) and must not be erased: a */    \
@@ -81,9 +81,8 @@ namespace sql_text {
       "from_email, to_emails, attachments, tags, created_at) "                                     \
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
       "RETURNING id, channel, "                                                                    \
-      "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "              \
-      "(SELECT s.webhook_events FROM conversations c JOIN shops s ON s.id = c.shop_id "            \
-      "WHERE c.id = messages.conversation_id) AS hooks, @supportcrm_reopened AS reop")             \
+      "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
+      "@supportcrm_reopened AS reop")                                                              \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
@@ -122,7 +121,7 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, shop_webhook_events = 4, reopened = 5;
+constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4;
 static_assert(reopened == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 namespace comments_of_ticket {
