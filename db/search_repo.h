@@ -23,6 +23,10 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
 // the old name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                        const std::optional<std::string>& name, bool created);
+// A ticket's tags (conversations.tags, the JSON array it stores), new (created = true) or
+// changed: the `tag` filter's index (ticket_tags) holds exactly them.
+void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::string& tags_json, bool created);
 
 // The customer's words become those of its searched fields (email, phone_number, first_name,
 // last_name, full_name); created = true: it had none.
@@ -52,5 +56,27 @@ struct SearchStart {
 // count_stmt: ticket_word_count or customer_word_count (binding shop, pattern, bound).
 SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
                                 const std::vector<std::string>& words);
+
+// A filter with an index of its own that lists the shop's rows having its value (a word of q,
+// a tag, a set of statuses): `count` binds shop, `values`, a bound and counts those rows up to
+// the bound; `page` binds shop and `values` first and starts a page from those rows.
+struct SearchSource {
+    Stmt count;
+    Stmt page;
+    std::vector<std::string> values;
+};
+// Which source lists the fewest rows: each is counted up to `bound` (the rarest below it
+// wins), and while none is below, again up to ten times the bound (so the counting reads at
+// most about ten times the rarest one's rows per source). rows: its count; 0 means a source
+// lists nothing, so no row matches every filter.
+struct FewestRows {
+    std::size_t source = 0;
+    std::uint64_t rows = 0;
+};
+FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
+                       std::uint64_t bound, bool grow);
+// The bound below which a source is rare: starting from it reads few rows whatever the
+// others' values.
+constexpr std::uint64_t kRareRows = 3000;
 
 }  // namespace supportcrm

@@ -75,15 +75,21 @@ Response patch_ticket(HandlerContext& ctx) {
     const bool event = shop_wants_event(shop->webhook_events, webhook_event::ticket_updated);
     // One statement needs no transaction of its own (the request's, with an Idempotency-Key,
     // still holds it).
-    // A new name changes the ticket's words (extensions.md §E10) in the same transaction.
+    // A new name changes the ticket's words, new tags its tags' index (extensions.md §E10), in
+    // the same transaction.
     const bool renamed = change.after.ticket.name != current.ticket.name;
+    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
     std::optional<Transaction> tx;
-    if (event || change.opens_human_ticket || renamed) {
+    if (event || change.opens_human_ticket || renamed || retagged) {
         tx.emplace(ctx.db);
     }
     update_ticket(ctx.db, change.after, current.version);
     if (renamed) {
         index_ticket_name(ctx.db, shop->id, current.id, change.after.ticket.name,
+                          /*created=*/false);
+    }
+    if (retagged) {
+        index_ticket_tags(ctx.db, shop->id, current.id, change.after.ticket.tags_json,
                           /*created=*/false);
     }
     if (change.opens_human_ticket) {

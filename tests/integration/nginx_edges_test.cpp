@@ -265,19 +265,26 @@ TEST(NginxEdges, ErrorPageUrisAskedForDirectlyAnswerTheirJsonError) {
                               505, "http_version_not_supported", "HTTP version not supported"));
 }
 
-// large_client_header_buffers is 4 x 8k (nginx's default): a longer request line is 414.
-TEST(NginxEdges, UriOverEightKilobytesGetsJson414) {
+// large_client_header_buffers is 4 x 32k (nginx/supportcrm.conf): a longer request line is
+// 414, a longer header line 431; a line of 10,000 characters and more passes (a search's q).
+constexpr std::size_t kOverTheBuffer = 33 * 1024;
+
+TEST(NginxEdges, UriOverThirtyTwoKilobytesGetsJson414) {
     for (const std::string& path :
-         {"/api/v1/customers/" + std::string(9000, '1'), "/healthz?" + std::string(9000, 'q'),
-          "/" + std::string(9000, 'x')}) {
+         {"/api/v1/customers/" + std::string(kOverTheBuffer, '1'),
+          "/healthz?" + std::string(kOverTheBuffer, 'q'), "/" + std::string(kOverTheBuffer, 'x')}) {
         const HttpResponse r = http("GET", path);
         EXPECT_TRUE(is_json_error(r, 414, "uri_too_long", "Request URI too long"));
     }
+    // Under it, the pool answers (its own JSON error: no key here).
+    const HttpResponse under = http("GET", "/api/v1/customers/" + std::string(30000, '1'));
+    EXPECT_NE(under.status, 414) << under.describe();
+    EXPECT_NE(under.header("X-Request-Id"), std::nullopt);
 }
 
-TEST(NginxEdges, HeaderLineOverEightKilobytesGetsJson431) {
-    const RawReply r = raw_http(
-        request("GET", "/api/v1/customers/1", "X-Padding: " + std::string(9000, 'p') + "\r\n"));
+TEST(NginxEdges, HeaderLineOverThirtyTwoKilobytesGetsJson431) {
+    const RawReply r = raw_http(request("GET", "/api/v1/customers/1",
+                                        "X-Padding: " + std::string(kOverTheBuffer, 'p') + "\r\n"));
     EXPECT_TRUE(is_json_error(r.response, 431, "header_too_large", "Request header too large"));
 }
 
@@ -310,7 +317,8 @@ std::vector<HttpResponse> pages_with_request_id(const std::string& id) {
         raw_http(request("GET", "/nope", header)).response,                        // 404
         raw_http("GET /nope HTTP/1.1\r\n" + header + "Connection: close\r\n\r\n")  // 400
             .response,
-        raw_http(request("GET", "/nope", header + "X-Padding: " + std::string(9000, 'p') + "\r\n"))
+        raw_http(request("GET", "/nope",
+                         header + "X-Padding: " + std::string(kOverTheBuffer, 'p') + "\r\n"))
             .response,  // 431
         http("POST", "/api/v1/customers", {{"X-Request-Id", id}}, std::string(3 << 20, ' ')),
         raw_http(request("GET", "/api/v1/customers/1", header)).response,  // 401, the pool
