@@ -266,20 +266,27 @@ TEST(NginxEdges, ErrorPageUrisAskedForDirectlyAnswerTheirJsonError) {
 }
 
 // large_client_header_buffers is 4 x 32k (nginx/supportcrm.conf): a longer request line is
-// 414, a longer header line 431; a line of 10,000 characters and more passes (a search's q).
+// 414, a longer header line 431; a path stays at most 8k (414 over it), so that nginx's one
+// FastCGI record of parameters (64 KiB) always holds the request line, the path and the headers.
 constexpr std::size_t kOverTheBuffer = 33 * 1024;
 
-TEST(NginxEdges, UriOverThirtyTwoKilobytesGetsJson414) {
-    for (const std::string& path :
-         {"/api/v1/customers/" + std::string(kOverTheBuffer, '1'),
-          "/healthz?" + std::string(kOverTheBuffer, 'q'), "/" + std::string(kOverTheBuffer, 'x')}) {
+TEST(NginxEdges, UriOverThirtyTwoKilobytesOrPathOverEightGetsJson414) {
+    for (const std::string& path : {"/api/v1/customers/" + std::string(kOverTheBuffer, '1'),
+                                    "/healthz?" + std::string(kOverTheBuffer, 'q'),
+                                    "/" + std::string(kOverTheBuffer, 'x'),
+                                    "/api/v1/customers/" + std::string(9000, '1'),
+                                    "/" + std::string(9000, 'x')}) {
         const HttpResponse r = http("GET", path);
         EXPECT_TRUE(is_json_error(r, 414, "uri_too_long", "Request URI too long"));
     }
-    // Under it, the pool answers (its own JSON error: no key here).
-    const HttpResponse under = http("GET", "/api/v1/customers/" + std::string(30000, '1'));
-    EXPECT_NE(under.status, 414) << under.describe();
-    EXPECT_NE(under.header("X-Request-Id"), std::nullopt);
+    // A long query under the line's 32k reaches the pool (its own JSON: no key here).
+    for (const std::string& path : {"/api/v1/tickets?q=" + std::string(31000, 'q'),
+                                    "/healthz?" + std::string(31000, 'q'),
+                                    "/api/v1/customers/" + std::string(8000, '1')}) {
+        const HttpResponse r = http("GET", path);
+        EXPECT_NE(r.status, 414) << r.describe();
+        EXPECT_LT(r.status, 500) << r.describe();
+    }
 }
 
 TEST(NginxEdges, HeaderLineOverThirtyTwoKilobytesGetsJson431) {
