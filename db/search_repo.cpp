@@ -1,20 +1,10 @@
 #include "db/search_repo.h"
 
-#include <algorithm>
-
 #include "common/words.h"
 #include "db/search_sql.h"
 
 namespace supportcrm {
 namespace {
-
-// A word rarer than this (rows of the shop's search data it starts) starts the page from its
-// own rows; when every word is at least this common, walking the shop's rows newest first
-// meets matches soon enough (docs/performance.md, "E10: search").
-constexpr std::uint64_t kRareBound = kRareRows;
-// How many of a query's words are counted (the longest first: usually the rarest). The others
-// are only checked.
-constexpr std::size_t kCountedWords = 3;
 
 void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
                const std::vector<std::string>& list) {
@@ -107,32 +97,6 @@ unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned ba
         st.setUInt(2, batch);
         return static_cast<unsigned>(st.executeUpdate());
     });
-}
-
-SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
-                                const std::vector<std::string>& list) {
-    SearchStart out;
-    std::uint64_t fewest = kRareBound;
-    const std::size_t counted = std::min(list.size(), kCountedWords);
-    for (std::size_t i = 0; i < counted; ++i) {
-        const std::string like = list[i] + "%";
-        const std::uint64_t n = db.run(count_stmt, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop_id);
-            st.setString(2, like);
-            st.setUInt64(3, kRareBound);
-            ResultSetPtr rs(st.executeQuery());
-            return rs->next() ? rs->getUInt64(1) : 0;
-        });
-        if (n == 0) {
-            out.none = true;
-            return out;
-        }
-        if (n < fewest) {
-            fewest = n;
-            out.like = like;
-        }
-    }
-    return out;
 }
 
 namespace {

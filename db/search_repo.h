@@ -46,24 +46,16 @@ unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned ba
 
 // --- Reads ----------------------------------------------------------------------------------
 
-// Where a search page starts: from the tickets (customers) having its rarest word, when one of
-// its words is rare enough (the LIKE pattern 'word%'), else by walking the shop's rows newest
-// first; `none` when a word starts no word of the shop at all (the answer is empty).
-struct SearchStart {
-    bool none = false;
-    std::optional<std::string> like;
-};
-// count_stmt: ticket_word_count or customer_word_count (binding shop, pattern, bound).
-SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
-                                const std::vector<std::string>& words);
-
 // A filter with an index of its own that lists the shop's rows having its value (a word of q,
 // a tag, a set of statuses): `count` binds shop, `values`, a bound and counts those rows up to
-// the bound; `page` binds shop and `values` first and starts a page from those rows.
+// the bound; `page` starts a page from those rows, binding first shop and `page_values` (or,
+// shop_per_value, shop before each of them).
 struct SearchSource {
     Stmt count;
     Stmt page;
     std::vector<std::string> values;
+    std::vector<std::string> page_values;
+    bool shop_per_value = false;
 };
 // Which source lists the fewest rows: each is counted up to `bound` (the rarest below it
 // wins), and while none is below, again up to ten times the bound (so the counting reads at

@@ -50,21 +50,42 @@ namespace sql_text {
 // `scan` walks the shop's tickets newest first from the cursor down to a floor id and checks
 // each (best when matches are many: a page fills after a few rows); the `by_*` statements
 // start from the tickets that one filter's own index lists and check those: `by_word` the
-// tickets having a word of `q` (bound as 'word%' on ix_ticket_words_shop_word: the range is
-// read whole and sorted), `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
+// tickets having a word of `q` (bound as 'word%' on ix_ticket_words_shop_word), intersected
+// with the tickets of two more words of q before any ticket row is read (the server probes a
+// few rare candidates, or materializes the other word's range), then sorted;
+// `by_common_words` does the same when all three are common, each range read once into a
+// temporary table (derived tables with DISTINCT: the server cannot probe ticket by ticket,
+// 55 us each over 100,000 tickets, docs/performance.md), so the rows read are the three ranges';
+// `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses
 // (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end.
 // scan binds shop, floor, the filters, the cursor's id, limit + 1; the by_* statements bind
-// shop and their own values first (word: 'word%', tag: the tag, status: four statuses), then
-// shop, the filters, the cursor's id and limit + 1.
+// their own values first (word: shop and 'word%' three times, the starting word's first; tag:
+// shop and the tag; status: shop and four statuses), then shop, the filters, the cursor's id
+// and limit + 1.
 #define SUPPORTCRM_SEARCH_STATEMENTS(S)                                                            \
     S(tickets_filtered_scan,                                                                       \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? "             \
       "AND t.id >= ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")        \
     S(tickets_filtered_by_word,                                                                    \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.id IN ("                  \
-      "SELECT w.conversation_id FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ?) "       \
-      "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")    \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM (SELECT DISTINCT w.conversation_id "              \
+      "FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "                                 \
+      "AND w.conversation_id IN (SELECT x.conversation_id FROM ticket_words x "                    \
+      "WHERE x.shop_id = ? AND x.word LIKE ?) "                                                    \
+      "AND w.conversation_id IN (SELECT y.conversation_id FROM ticket_words y "                    \
+      "WHERE y.shop_id = ? AND y.word LIKE ?)) d "                                                 \
+      "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
+      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
+    S(tickets_filtered_by_common_words,                                                            \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM (SELECT a.conversation_id FROM "                  \
+      "(SELECT DISTINCT w.conversation_id FROM ticket_words w "                                    \
+      "WHERE w.shop_id = ? AND w.word LIKE ?) a "                                                  \
+      "STRAIGHT_JOIN (SELECT DISTINCT x.conversation_id FROM ticket_words x "                      \
+      "WHERE x.shop_id = ? AND x.word LIKE ?) b ON b.conversation_id = a.conversation_id "         \
+      "STRAIGHT_JOIN (SELECT DISTINCT y.conversation_id FROM ticket_words y "                      \
+      "WHERE y.shop_id = ? AND y.word LIKE ?) c ON c.conversation_id = a.conversation_id) d "      \
+      "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
+      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
     S(tickets_filtered_by_tag,                                                                     \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM ticket_tags g STRAIGHT_JOIN conversations t "     \
       "ON t.id = g.conversation_id WHERE g.shop_id = ? AND g.tag = ? AND t.shop_id = ?"            \
@@ -93,14 +114,20 @@ namespace sql_text {
     S(ticket_word_count,                                                                           \
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
       "LIMIT ?) n")                                                                                \
+    /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
+    /* by_word shop and 'word%' first, then shop, words, cursor's id, limit + 1). */              \
     S(customers_search_scan,                                                                       \
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.shop_id = ? "               \
-      "AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                                  \
+      "AND c.id >= ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                    \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
+    S(customer_scan_floor,                                                                         \
+      "SELECT c.id FROM customers c WHERE c.shop_id = ? AND c.id < ? "                             \
+      "ORDER BY c.id DESC LIMIT 1 OFFSET ?")                                                       \
     S(customers_search_by_word,                                                                    \
-      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.id IN ("                    \
-      "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ?) "         \
-      "AND c.shop_id = ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                \
+      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM (SELECT DISTINCT w.customer_id "               \
+      "FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ?) d "                            \
+      "STRAIGHT_JOIN customers c ON c.id = d.customer_id "                                         \
+      "WHERE c.shop_id = ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH              \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
     S(customer_word_count,                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
@@ -143,6 +170,7 @@ namespace layout {
 static_assert(result_columns(sql_text::tickets_filtered_scan) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));

@@ -2,6 +2,8 @@
 
 #include <cppconn/datatype.h>
 
+#include <algorithm>
+
 #include "common/json_writer.h"
 #include "common/words.h"
 #include "db/search_repo.h"
@@ -221,7 +223,11 @@ constexpr std::uint64_t kScanWindow = 1000;
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
     for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
-        out.push_back({Stmt::ticket_tag_count, Stmt::tickets_filtered_by_tag, {f.tags[i]}});
+        out.push_back({Stmt::ticket_tag_count,
+                       Stmt::tickets_filtered_by_tag,
+                       {f.tags[i]},
+                       {f.tags[i]},
+                       false});
     }
     if (f.status && f.status->find("none") == std::string::npos) {
         std::vector<std::string> statuses;
@@ -231,11 +237,22 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
             rest.remove_prefix(std::min(comma + 1, rest.size()));
         }
         statuses.resize(4, statuses.front());  // the statement's four: repeats match alike
-        out.push_back({Stmt::ticket_status_count, Stmt::tickets_filtered_by_status, statuses});
+        out.push_back({Stmt::ticket_status_count, Stmt::tickets_filtered_by_status, statuses,
+                       statuses, false});
     }
-    for (std::size_t i = 0; i < f.words.size() && i < kCountedWords; ++i) {
-        out.push_back(
-            {Stmt::ticket_word_count, Stmt::tickets_filtered_by_word, {f.words[i] + "%"}});
+    // A word starts the page from its rows, intersected with those of the next two counted
+    // words (itself again when q has fewer).
+    const std::size_t counted = std::min(f.words.size(), kCountedWords);
+    for (std::size_t i = 0; i < counted; ++i) {
+        std::vector<std::string> page{f.words[i] + "%"};
+        for (std::size_t k = 1; k < 3; ++k) {
+            page.push_back(k < counted ? f.words[(i + k) % counted] + "%" : page.front());
+        }
+        out.push_back({Stmt::ticket_word_count,
+                       Stmt::tickets_filtered_by_word,
+                       {f.words[i] + "%"},
+                       std::move(page),
+                       true});
     }
     return out;
 }
@@ -249,14 +266,25 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
         if (source) {
-            for (const std::string& v : source->values) {
-                st.setString(i++, v);
+            for (std::size_t k = 0; k < source->page_values.size(); ++k) {
+                if (k > 0 && source->shop_per_value) {
+                    st.setUInt64(i++, shop_id);
+                }
+                st.setString(i++, source->page_values[k]);
             }
             st.setUInt64(i++, shop_id);
         } else {
             st.setUInt64(i++, floor);
         }
-        bind_ticket_filters(st, i, f);
+        // The words statements intersect q's first three words already: with no more, the
+        // check ticket by ticket (SUPPORTCRM_TICKET_FILTERS) is left out.
+        if (source && source->shop_per_value && f.words.size() <= kCountedWords) {
+            TicketFilter rest = f;
+            rest.words.clear();
+            bind_ticket_filters(st, i, rest);
+        } else {
+            bind_ticket_filters(st, i, f);
+        }
         st.setUInt64(i++, before_id);
         st.setUInt64(i++, rows);
         ResultSetPtr rs(st.executeQuery());
@@ -307,9 +335,22 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
     if (out.size() >= rows || floor == 0) {
         return out;
     }
-    rare = fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
+    // Past the window, q's words come first when given: their statement intersects them by
+    // index ranges, while from a tag or a status each candidate's words would be probed one
+    // by one (docs/performance.md).
+    std::vector<SearchSource> next;
+    for (const SearchSource& s : sources) {
+        if (f.words.empty() || s.page == Stmt::tickets_filtered_by_word) {
+            next.push_back(s);
+        }
+    }
+    rare = fewest_rows(db, shop_id, next, kRareRows * 10, /*grow=*/true);
     if (rare.rows != 0) {
-        read_search_rows(db, shop_id, f, &sources[rare.source], 0, floor, rows - out.size(), out);
+        SearchSource from = next[rare.source];
+        if (from.page == Stmt::tickets_filtered_by_word) {
+            from.page = Stmt::tickets_filtered_by_common_words;
+        }
+        read_search_rows(db, shop_id, f, &from, 0, floor, rows - out.size(), out);
     }
     return out;
 }
