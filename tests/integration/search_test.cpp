@@ -283,6 +283,51 @@ TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
         {shop});
 }
 
+// The same for customers: two common words (3,000 planted rows each, for customers that do not
+// exist) and 1,100 customers between the two that have both.
+TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
+    const World w = it::tickets::make_world();
+    const std::string a = unique_word("ca"), b = unique_word("cb");
+    const auto make = [&](const std::string& first, const std::string& last) {
+        return std::to_string(
+            it::create_customer(w.shop, it::object({{"email", it::unique_email("c")},
+                                                    {"first_name", first},
+                                                    {"last_name", last}}))["id"]
+                .asInt64());
+    };
+    const std::string old = make(a, b);
+    const std::string only_a = make(a, "x");
+    it::Db db;
+    const std::string shop = std::to_string(w.shop.id);
+    for (const std::string& word : {a, b}) {
+        ASSERT_EQ(db.execute("INSERT INTO customer_words (customer_id, word, shop_id) "
+                             "SELECT 18000000000000000000 + seq, ?, ? FROM seq_1_to_3000",
+                             {word, shop}),
+                  0);
+    }
+    ASSERT_EQ(db.execute("INSERT INTO customers (shop_id, created_at) SELECT ?, UTC_TIMESTAMP(3) "
+                         "FROM seq_1_to_1100",
+                         {shop}),
+              0);
+    const std::string recent = make(b, a);
+    EXPECT_EQ(customers_q(w.shop, a + " " + b), (List{recent, old}));
+    EXPECT_EQ(customers_q(w.shop, a), (List{recent, only_a, old}));
+    const HttpResponse first =
+        it::get("/api/v1/customers?limit=1&q=" + encode(a + " " + b), w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    const HttpResponse second = it::get("/api/v1/customers?limit=1&q=" + encode(a + " " + b) +
+                                            "&cursor=" + first.json()["nextCursor"].asString(),
+                                        w.shop);
+    ASSERT_TRUE(it::is_success(second, 200)) << second.describe();
+    ASSERT_EQ(second.json()["customers"].size(), 1u);
+    EXPECT_EQ(std::to_string(second.json()["customers"][0]["id"].asInt64()), old);
+    EXPECT_TRUE(second.json()["nextCursor"].isNull());
+    db.execute(
+        "DELETE FROM customer_words WHERE shop_id = ? AND customer_id > "
+        "18000000000000000000",
+        {shop});
+}
+
 TEST(Search, ChannelIsExact) {
     const World w = it::tickets::make_world();
     const std::string mail = it::tickets::create_ticket_id(w);  // Channel "Mail"
