@@ -18,6 +18,12 @@ namespace supportcrm {
 #define SUPPORTCRM_JSON_TAGS(doc) \
     "JSON_TABLE(" doc ", '$[*]' COLUMNS (tag VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$'))"
 
+// The end of the words starting with q.w: q.w followed by U+10FFFF, above every letter and
+// digit (utf8mb4_bin compares code points). `x.word >= q.w AND x.word < end` is LIKE 'w%' for
+// words (letters and digits only) but compares without building a pattern for each of the
+// ticket's words: 2.8 times less server time per probe (docs/performance.md).
+#define SUPPORTCRM_WORD_END "CONCAT(q.w, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin)"
+
 // Every filter of GET /api/v1/tickets, each a pair of placeholders: the first NULL when the
 // filter is not given (the server folds the bound values before it plans, so an absent filter
 // costs nothing and a given one can use its index: customerId ix_conversations_customer,
@@ -38,11 +44,11 @@ namespace supportcrm {
     "WHERE have.tag = want.tag)))"                                                                 \
     " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "               \
     "WHERE NOT EXISTS (SELECT 1 FROM ticket_words x WHERE x.conversation_id = t.id "               \
-    "AND x.word LIKE CONCAT(q.w, '%'))))"
+    "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END ")))"
 #define SUPPORTCRM_CUSTOMER_WORDS_MATCH                                                            \
     " AND NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                             \
     "WHERE NOT EXISTS (SELECT 1 FROM customer_words x WHERE x.customer_id = c.id "                 \
-    "AND x.word LIKE CONCAT(q.w, '%')))"
+    "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END "))"
 
 namespace sql_text {
 
