@@ -271,18 +271,17 @@ TEST(NginxEdges, ErrorPageUrisAskedForDirectlyAnswerTheirJsonError) {
 constexpr std::size_t kOverTheBuffer = 33 * 1024;
 
 TEST(NginxEdges, UriOverThirtyTwoKilobytesOrPathOverEightGetsJson414) {
-    for (const std::string& path : {"/api/v1/customers/" + std::string(kOverTheBuffer, '1'),
-                                    "/healthz?" + std::string(kOverTheBuffer, 'q'),
-                                    "/" + std::string(kOverTheBuffer, 'x'),
-                                    "/api/v1/customers/" + std::string(9000, '1'),
-                                    "/" + std::string(9000, 'x')}) {
+    for (const std::string& path :
+         {"/api/v1/customers/" + std::string(kOverTheBuffer, '1'),
+          "/healthz?" + std::string(kOverTheBuffer, 'q'), "/" + std::string(kOverTheBuffer, 'x'),
+          "/api/v1/customers/" + std::string(9000, '1'), "/" + std::string(9000, 'x')}) {
         const HttpResponse r = http("GET", path);
         EXPECT_TRUE(is_json_error(r, 414, "uri_too_long", "Request URI too long"));
     }
     // A long query under the line's 32k reaches the pool (its own JSON: no key here).
-    for (const std::string& path : {"/api/v1/tickets?q=" + std::string(31000, 'q'),
-                                    "/healthz?" + std::string(31000, 'q'),
-                                    "/api/v1/customers/" + std::string(8000, '1')}) {
+    for (const std::string& path :
+         {"/api/v1/tickets?q=" + std::string(31000, 'q'), "/healthz?" + std::string(31000, 'q'),
+          "/api/v1/customers/" + std::string(8000, '1')}) {
         const HttpResponse r = http("GET", path);
         EXPECT_NE(r.status, 414) << r.describe();
         EXPECT_LT(r.status, 500) << r.describe();
