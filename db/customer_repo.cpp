@@ -134,32 +134,79 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
 
 namespace {
 
-// E10's q: from the customers having its rarest word, or along the shop's customers.
+// How many of q's words (longest first) are counted to choose where a page starts; when all
+// are common, how many of the newest customers are checked one by one first (as for tickets,
+// db/ticket_repo.cpp).
+constexpr std::size_t kCountedWords = 3;
+constexpr std::uint64_t kScanWindow = 1000;
+
+// Appends to `out` up to `rows` customers having every word, with an id below `before_id`:
+// from the customers having the word `like` ('word%'), or along the shop's down to `floor`.
+void read_search_rows(Db& db, std::uint64_t shop_id, const std::string& words_json,
+                      const std::string* like, std::uint64_t floor, std::uint64_t before_id,
+                      std::uint64_t rows, std::vector<CustomerRow>& out) {
+    db.run(like ? Stmt::customers_search_by_word : Stmt::customers_search_scan,
+           [&](sql::PreparedStatement& st) {
+               unsigned i = 1;
+               st.setUInt64(i++, shop_id);
+               if (like) {
+                   st.setString(i++, *like);
+                   st.setUInt64(i++, shop_id);
+               } else {
+                   st.setUInt64(i++, floor);
+               }
+               st.setString(i++, words_json);
+               st.setUInt64(i++, before_id);
+               st.setUInt64(i++, rows);
+               ResultSetPtr rs(st.executeQuery());
+               while (rs->next()) {
+                   out.push_back(read_customer(*rs, layout::customers_page::customer));
+               }
+           });
+}
+
+// E10's q: from the customers having its rarest word when it is rare; else the newest
+// kScanWindow customers first, then from the rarest word, counted further (the rows read stay
+// bounded by that word's customers: docs/performance.md, "Known worst cases").
 std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
                                                const std::vector<std::string>& list,
                                                std::uint64_t before_id, std::uint64_t rows) {
     std::vector<CustomerRow> out;
-    SearchStart start = choose_search_start(db, Stmt::customer_word_count, shop_id, list);
-    if (start.none) {
+    std::vector<SearchSource> sources;
+    for (std::size_t i = 0; i < list.size() && i < kCountedWords; ++i) {
+        sources.push_back({Stmt::customer_word_count,
+                           Stmt::customers_search_by_word,
+                           {list[i] + "%"},
+                           {list[i] + "%"},
+                           false});
+    }
+    const std::string words_json = words::json_array(list);
+    FewestRows rare = fewest_rows(db, shop_id, sources, kRareRows, /*grow=*/false);
+    if (rare.rows == 0) {
         return out;
     }
-    const Stmt id = start.like ? Stmt::customers_search_by_word : Stmt::customers_search_scan;
-    return db.run(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        if (start.like) {
-            st.setUInt64(i++, shop_id);
-            st.setString(i++, *start.like);
-        }
-        st.setUInt64(i++, shop_id);
-        st.setString(i++, words::json_array(list));
-        st.setUInt64(i++, before_id);
-        st.setUInt64(i++, rows);
-        ResultSetPtr rs(st.executeQuery());
-        while (rs->next()) {
-            out.push_back(read_customer(*rs, layout::customers_page::customer));
-        }
+    if (rare.rows < kRareRows) {
+        read_search_rows(db, shop_id, words_json, &sources[rare.source].values[0], 0, before_id,
+                         rows, out);
         return out;
+    }
+    const std::uint64_t floor = db.run(Stmt::customer_scan_floor, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, before_id);
+        st.setUInt64(3, kScanWindow - 1);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
     });
+    read_search_rows(db, shop_id, words_json, nullptr, floor, before_id, rows, out);
+    if (out.size() >= rows || floor == 0) {
+        return out;
+    }
+    rare = fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
+    if (rare.rows != 0) {
+        read_search_rows(db, shop_id, words_json, &sources[rare.source].values[0], 0, floor,
+                         rows - out.size(), out);
+    }
+    return out;
 }
 
 }  // namespace

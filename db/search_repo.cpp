@@ -1,20 +1,10 @@
 #include "db/search_repo.h"
 
-#include <algorithm>
-
 #include "common/words.h"
 #include "db/search_sql.h"
 
 namespace supportcrm {
 namespace {
-
-// A word rarer than this (rows of the shop's search data it starts) starts the page from its
-// own rows; when every word is at least this common, walking the shop's rows newest first
-// meets matches soon enough (docs/performance.md, "E10: search").
-constexpr std::uint64_t kRareBound = 3000;
-// How many of a query's words are counted (the longest first: usually the rarest). The others
-// are only checked.
-constexpr std::size_t kCountedWords = 3;
 
 void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
                const std::vector<std::string>& list) {
@@ -51,6 +41,22 @@ void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
     if (name) {
         add_words(db, Stmt::ticket_words_add_name, ticket_id, shop_id, words::distinct({*name}));
     }
+}
+
+void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::string& tags_json, bool created) {
+    if (!created) {
+        delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+    }
+    if (tags_json == "[]") {
+        return;  // the usual ticket: nothing to write
+    }
+    db.run(Stmt::ticket_tags_add, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setUInt64(2, shop_id);
+        st.setString(3, tags_json);
+        st.executeUpdate();
+    });
 }
 
 void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
@@ -93,30 +99,44 @@ unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned ba
     });
 }
 
-SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
-                                const std::vector<std::string>& list) {
-    SearchStart out;
-    std::uint64_t fewest = kRareBound;
-    const std::size_t counted = std::min(list.size(), kCountedWords);
-    for (std::size_t i = 0; i < counted; ++i) {
-        const std::string like = list[i] + "%";
-        const std::uint64_t n = db.run(count_stmt, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop_id);
-            st.setString(2, like);
-            st.setUInt64(3, kRareBound);
-            ResultSetPtr rs(st.executeQuery());
-            return rs->next() ? rs->getUInt64(1) : 0;
-        });
-        if (n == 0) {
-            out.none = true;
-            return out;
+namespace {
+
+std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& source,
+                         std::uint64_t bound) {
+    return db.run(source.count, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        st.setUInt64(i++, shop_id);
+        for (const std::string& v : source.values) {
+            st.setString(i++, v);
         }
-        if (n < fewest) {
-            fewest = n;
-            out.like = like;
+        st.setUInt64(i++, bound);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() ? rs->getUInt64(1) : 0;
+    });
+}
+
+}  // namespace
+
+FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
+                       std::uint64_t bound, bool grow) {
+    // Past this a shop is bigger than anything measured: the first source is as good as any.
+    constexpr std::uint64_t kLargestBound = 100'000'000;
+    for (;;) {
+        FewestRows best{0, bound};
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+            const std::uint64_t n = count_rows(db, shop_id, sources[i], bound);
+            if (n == 0) {
+                return {i, 0};
+            }
+            if (n < best.rows) {
+                best = {i, n};
+            }
         }
+        if (best.rows < bound || !grow || bound >= kLargestBound) {
+            return best;
+        }
+        bound *= 10;
     }
-    return out;
 }
 
 }  // namespace supportcrm

@@ -23,6 +23,10 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
 // the old name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                        const std::optional<std::string>& name, bool created);
+// A ticket's tags (conversations.tags, the JSON array it stores), new (created = true) or
+// changed: the `tag` filter's index (ticket_tags) holds exactly them.
+void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::string& tags_json, bool created);
 
 // The customer's words become those of its searched fields (email, phone_number, first_name,
 // last_name, full_name); created = true: it had none.
@@ -42,15 +46,29 @@ unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned ba
 
 // --- Reads ----------------------------------------------------------------------------------
 
-// Where a search page starts: from the tickets (customers) having its rarest word, when one of
-// its words is rare enough (the LIKE pattern 'word%'), else by walking the shop's rows newest
-// first; `none` when a word starts no word of the shop at all (the answer is empty).
-struct SearchStart {
-    bool none = false;
-    std::optional<std::string> like;
+// A filter with an index of its own that lists the shop's rows having its value (a word of q,
+// a tag, a set of statuses): `count` binds shop, `values`, a bound and counts those rows up to
+// the bound; `page` starts a page from those rows, binding first shop and `page_values` (or,
+// shop_per_value, shop before each of them).
+struct SearchSource {
+    Stmt count;
+    Stmt page;
+    std::vector<std::string> values;
+    std::vector<std::string> page_values;
+    bool shop_per_value = false;
 };
-// count_stmt: ticket_word_count or customer_word_count (binding shop, pattern, bound).
-SearchStart choose_search_start(Db& db, Stmt count_stmt, std::uint64_t shop_id,
-                                const std::vector<std::string>& words);
+// Which source lists the fewest rows: each is counted up to `bound` (the rarest below it
+// wins), and while none is below, again up to ten times the bound (so the counting reads at
+// most about ten times the rarest one's rows per source). rows: its count; 0 means a source
+// lists nothing, so no row matches every filter.
+struct FewestRows {
+    std::size_t source = 0;
+    std::uint64_t rows = 0;
+};
+FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
+                       std::uint64_t bound, bool grow);
+// The bound below which a source is rare: starting from it reads few rows whatever the
+// others' values.
+constexpr std::uint64_t kRareRows = 3000;
 
 }  // namespace supportcrm

@@ -18,6 +18,12 @@ namespace supportcrm {
 #define SUPPORTCRM_JSON_TAGS(doc) \
     "JSON_TABLE(" doc ", '$[*]' COLUMNS (tag VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$'))"
 
+// The end of the words starting with q.w: q.w followed by U+10FFFF, above every letter and
+// digit (utf8mb4_bin compares code points). `x.word >= q.w AND x.word < end` is LIKE 'w%' for
+// words (letters and digits only) but compares without building a pattern for each of the
+// ticket's words: 2.8 times less server time per probe (docs/performance.md).
+#define SUPPORTCRM_WORD_END "CONCAT(q.w, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin)"
+
 // Every filter of GET /api/v1/tickets, each a pair of placeholders: the first NULL when the
 // filter is not given (the server folds the bound values before it plans, so an absent filter
 // costs nothing and a given one can use its index: customerId ix_conversations_customer,
@@ -38,40 +44,96 @@ namespace supportcrm {
     "WHERE have.tag = want.tag)))"                                                                 \
     " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "               \
     "WHERE NOT EXISTS (SELECT 1 FROM ticket_words x WHERE x.conversation_id = t.id "               \
-    "AND x.word LIKE CONCAT(q.w, '%'))))"
+    "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END ")))"
 #define SUPPORTCRM_CUSTOMER_WORDS_MATCH                                                            \
     " AND NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                             \
     "WHERE NOT EXISTS (SELECT 1 FROM customer_words x WHERE x.customer_id = c.id "                 \
-    "AND x.word LIKE CONCAT(q.w, '%')))"
+    "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END "))"
 
 namespace sql_text {
 
-// Two ways to a page, the same rows: `scan` walks the shop's tickets newest first and checks
-// each (best when matches are many: a page fills after a few rows); `by_word` starts from the
-// tickets having one word of `q` (bound as 'word%' on ix_ticket_words_shop_word), the rarest one
-// search_repo.cpp could tell, and checks those. Both bind shop, the filters, the cursor's id
-// and limit + 1 (by_word: shop and 'word%' first).
+// The ways to a page, the same rows (search_repo.cpp chooses; docs/performance.md, "E10"):
+// `scan` walks the shop's tickets newest first from the cursor down to a floor id and checks
+// each (best when matches are many: a page fills after a few rows); the `by_*` statements
+// start from the tickets that one filter's own index lists and check those: `by_word` the
+// tickets having a word of `q` (bound as 'word%' on ix_ticket_words_shop_word), intersected
+// with the tickets of two more words of q before any ticket row is read (the server probes a
+// few rare candidates, or materializes the other word's range), then sorted;
+// `by_common_words` does the same when all three are common, each range read once into a
+// temporary table (derived tables with DISTINCT: the server cannot probe ticket by ticket,
+// 55 us each over 100,000 tickets, docs/performance.md), so the rows read are the three ranges';
+// `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
+// `by_status` those whose HumanTicket has one of up to four statuses
+// (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end.
+// scan binds shop, floor, the filters, the cursor's id, limit + 1; the by_* statements bind
+// their own values first (word: shop and 'word%' three times, the starting word's first; tag:
+// shop and the tag; status: shop and four statuses), then shop, the filters, the cursor's id
+// and limit + 1.
 #define SUPPORTCRM_SEARCH_STATEMENTS(S)                                                            \
     S(tickets_filtered_scan,                                                                       \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ?"              \
-      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? "             \
+      "AND t.id >= ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")        \
     S(tickets_filtered_by_word,                                                                    \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.id IN ("                  \
-      "SELECT w.conversation_id FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ?) "       \
-      "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")    \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM (SELECT DISTINCT w.conversation_id "              \
+      "FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "                                 \
+      "AND w.conversation_id IN (SELECT x.conversation_id FROM ticket_words x "                    \
+      "WHERE x.shop_id = ? AND x.word LIKE ?) "                                                    \
+      "AND w.conversation_id IN (SELECT y.conversation_id FROM ticket_words y "                    \
+      "WHERE y.shop_id = ? AND y.word LIKE ?)) d "                                                 \
+      "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
+      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
+    S(tickets_filtered_by_common_words,                                                            \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM (SELECT a.conversation_id FROM "                  \
+      "(SELECT DISTINCT w.conversation_id FROM ticket_words w "                                    \
+      "WHERE w.shop_id = ? AND w.word LIKE ?) a "                                                  \
+      "STRAIGHT_JOIN (SELECT DISTINCT x.conversation_id FROM ticket_words x "                      \
+      "WHERE x.shop_id = ? AND x.word LIKE ?) b ON b.conversation_id = a.conversation_id "         \
+      "STRAIGHT_JOIN (SELECT DISTINCT y.conversation_id FROM ticket_words y "                      \
+      "WHERE y.shop_id = ? AND y.word LIKE ?) c ON c.conversation_id = a.conversation_id) d "      \
+      "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
+      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
+    S(tickets_filtered_by_tag,                                                                     \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM ticket_tags g STRAIGHT_JOIN conversations t "     \
+      "ON t.id = g.conversation_id WHERE g.shop_id = ? AND g.tag = ? AND t.shop_id = ?"            \
+      SUPPORTCRM_TICKET_FILTERS " AND g.conversation_id < ? "                                      \
+      "ORDER BY g.conversation_id DESC LIMIT ?")                                                   \
+    S(tickets_filtered_by_status,                                                                  \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM human_tickets h STRAIGHT_JOIN conversations t "   \
+      "ON t.id = h.conversation_id WHERE h.shop_id = ? AND h.status IN (?, ?, ?, ?) "              \
+      "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND h.conversation_id < ? "                  \
+      "ORDER BY h.conversation_id DESC LIMIT ?")                                                   \
+    /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
+    /* the floor of a scan that may read that many tickets. */                                     \
+    S(ticket_scan_floor,                                                                           \
+      "SELECT t.id FROM conversations t WHERE t.shop_id = ? AND t.id < ? "                         \
+      "ORDER BY t.id DESC LIMIT 1 OFFSET ?")                                                       \
+    /* How many of the shop's rows a filter's index holds for its value, counted up to a */       \
+    /* bound (binding shop, the value(s), bound): which filter to start from. */                  \
+    S(ticket_tag_count,                                                                            \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_tags g WHERE g.shop_id = ? AND g.tag = ? "       \
+      "LIMIT ?) n")                                                                                \
+    S(ticket_status_count,                                                                         \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM human_tickets h WHERE h.shop_id = ? "                   \
+      "AND h.status IN (?, ?, ?, ?) LIMIT ?) n")                                                   \
     /* How many of the shop's (ticket, word) rows a query word starts, counted up to a bound: */  \
     /* which word to start from. */                                                                \
     S(ticket_word_count,                                                                           \
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
       "LIMIT ?) n")                                                                                \
+    /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
+    /* by_word shop and 'word%' first, then shop, words, cursor's id, limit + 1). */              \
     S(customers_search_scan,                                                                       \
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.shop_id = ? "               \
-      "AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                                  \
+      "AND c.id >= ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                    \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
+    S(customer_scan_floor,                                                                         \
+      "SELECT c.id FROM customers c WHERE c.shop_id = ? AND c.id < ? "                             \
+      "ORDER BY c.id DESC LIMIT 1 OFFSET ?")                                                       \
     S(customers_search_by_word,                                                                    \
-      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.id IN ("                    \
-      "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ?) "         \
-      "AND c.shop_id = ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                \
+      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM (SELECT DISTINCT w.customer_id "               \
+      "FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ?) d "                            \
+      "STRAIGHT_JOIN customers c ON c.id = d.customer_id "                                         \
+      "WHERE c.shop_id = ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH              \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
     S(customer_word_count,                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
@@ -85,6 +147,11 @@ namespace sql_text {
     S(ticket_words_add_name,                                                                       \
       "INSERT IGNORE INTO ticket_words (conversation_id, word, shop_id) "                          \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
+    /* A ticket's tags (create, PATCH of tags): the old ones go, the new ones come. */          \
+    S(ticket_tags_clear, "DELETE FROM ticket_tags WHERE conversation_id = ?")                      \
+    S(ticket_tags_add,                                                                             \
+      "INSERT IGNORE INTO ticket_tags (conversation_id, tag, shop_id) "                            \
+      "SELECT ?, j.tag, ? FROM " SUPPORTCRM_JSON_TAGS("?") " j WHERE j.tag IS NOT NULL")           \
     /* A new name: the words only the old name had go (then the new name's are added). */        \
     S(ticket_words_drop_name,                                                                      \
       "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \
@@ -108,6 +175,9 @@ SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 namespace layout {
 static_assert(result_columns(sql_text::tickets_filtered_scan) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));
 static_assert(result_columns(sql_text::customers_search_by_word) ==

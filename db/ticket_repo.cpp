@@ -2,6 +2,8 @@
 
 #include <cppconn/datatype.h>
 
+#include <algorithm>
+
 #include "common/json_writer.h"
 #include "common/words.h"
 #include "db/search_repo.h"
@@ -92,8 +94,8 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
     }
     if (t.is_opened_ticket) {
         db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, id);
-            st.setString(2, db_time(t.created_at));
+            st.setString(1, db_time(t.created_at));
+            st.setUInt64(2, id);
             ResultSetPtr rs(st.executeQuery());
         });
     }
@@ -208,37 +210,149 @@ void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFi
         str);
 }
 
-// E10: the statements of db/search_sql.h, from the rarest word of q or along the shop's tickets.
-std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
-                                           std::uint64_t before_id, std::uint64_t rows) {
-    std::vector<TicketRow> out;
-    if (f.matches_nothing) {
-        return out;
+// How many of a query's words, and of its tags, are counted to choose where a page starts
+// (words longest first: usually the rarest); the others are only checked.
+constexpr std::size_t kCountedWords = 3;
+constexpr std::size_t kCountedTags = 3;
+// When every filter with an index of its own lists many tickets, the newest this many are
+// checked one by one first: matches that are common together fill a page there.
+constexpr std::uint64_t kScanWindow = 1000;
+
+// The filters that can start a page from their own index (db/search_sql.h): the tags, the
+// statuses (unless `none`, a ticket without HumanTicket, is one of them) and the words of q.
+std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
+    std::vector<SearchSource> out;
+    for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
+        out.push_back({Stmt::ticket_tag_count,
+                       Stmt::tickets_filtered_by_tag,
+                       {f.tags[i]},
+                       {f.tags[i]},
+                       false});
     }
-    SearchStart start;
-    if (!f.words.empty()) {
-        start = choose_search_start(db, Stmt::ticket_word_count, shop_id, f.words);
-        if (start.none) {
-            return out;
+    if (f.status && f.status->find("none") == std::string::npos) {
+        std::vector<std::string> statuses;
+        for (std::string_view rest = *f.status; !rest.empty();) {
+            const std::size_t comma = std::min(rest.find(','), rest.size());
+            statuses.emplace_back(rest.substr(0, comma));
+            rest.remove_prefix(std::min(comma + 1, rest.size()));
         }
+        statuses.resize(4, statuses.front());  // the statement's four: repeats match alike
+        out.push_back({Stmt::ticket_status_count, Stmt::tickets_filtered_by_status, statuses,
+                       statuses, false});
     }
-    const Stmt id = start.like ? Stmt::tickets_filtered_by_word : Stmt::tickets_filtered_scan;
-    return db.run(id, [&](sql::PreparedStatement& st) {
+    // A word starts the page from its rows, intersected with those of the next two counted
+    // words (itself again when q has fewer).
+    const std::size_t counted = std::min(f.words.size(), kCountedWords);
+    for (std::size_t i = 0; i < counted; ++i) {
+        std::vector<std::string> page{f.words[i] + "%"};
+        for (std::size_t k = 1; k < 3; ++k) {
+            page.push_back(k < counted ? f.words[(i + k) % counted] + "%" : page.front());
+        }
+        out.push_back({Stmt::ticket_word_count,
+                       Stmt::tickets_filtered_by_word,
+                       {f.words[i] + "%"},
+                       std::move(page),
+                       true});
+    }
+    return out;
+}
+
+// Appends to `out` up to `rows` tickets matching f with an id below `before_id`: from the
+// source's rows (a by_* statement), or without one along the shop's tickets down to `floor`.
+void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
+                      const SearchSource* source, std::uint64_t floor, std::uint64_t before_id,
+                      std::uint64_t rows, std::vector<TicketRow>& out) {
+    db.run(source ? source->page : Stmt::tickets_filtered_scan, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
-        if (start.like) {
-            st.setUInt64(i++, shop_id);
-            st.setString(i++, *start.like);
-        }
         st.setUInt64(i++, shop_id);
-        bind_ticket_filters(st, i, f);
+        if (source) {
+            for (std::size_t k = 0; k < source->page_values.size(); ++k) {
+                if (k > 0 && source->shop_per_value) {
+                    st.setUInt64(i++, shop_id);
+                }
+                st.setString(i++, source->page_values[k]);
+            }
+            st.setUInt64(i++, shop_id);
+        } else {
+            st.setUInt64(i++, floor);
+        }
+        // The words statements intersect q's first three words already: with no more, the
+        // check ticket by ticket (SUPPORTCRM_TICKET_FILTERS) is left out.
+        if (source && source->shop_per_value && f.words.size() <= kCountedWords) {
+            TicketFilter rest = f;
+            rest.words.clear();
+            bind_ticket_filters(st, i, rest);
+        } else {
+            bind_ticket_filters(st, i, f);
+        }
         st.setUInt64(i++, before_id);
         st.setUInt64(i++, rows);
         ResultSetPtr rs(st.executeQuery());
         while (rs->next()) {
             out.push_back(read_ticket_row(*rs));
         }
-        return out;
     });
+}
+
+// The id kScanWindow tickets below before_id in the shop (0: fewer are left).
+std::uint64_t scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id) {
+    return db.run(Stmt::ticket_scan_floor, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, before_id);
+        st.setUInt64(3, kScanWindow - 1);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() ? rs->getUInt64(1) : 0;
+    });
+}
+
+// E10: the statements of db/search_sql.h. The rows read stay bounded by the rarest filter
+// with an index of its own (docs/performance.md, "Known worst cases"): a rare one (under
+// kRareRows rows) starts the page; when all are common, the newest kScanWindow tickets are
+// checked first, then the page goes on from the rarest one, counted further. Filters without
+// a source (status `none`; assignedTo, Channel, customerId, updatedSince, which the scan
+// reaches by their own indexes) walk the shop's tickets as before.
+std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
+                                           std::uint64_t before_id, std::uint64_t rows) {
+    std::vector<TicketRow> out;
+    if (f.matches_nothing) {
+        return out;
+    }
+    const std::vector<SearchSource> sources = ticket_sources(f);
+    if (sources.empty()) {
+        read_search_rows(db, shop_id, f, nullptr, 0, before_id, rows, out);
+        return out;
+    }
+    FewestRows rare = fewest_rows(db, shop_id, sources, kRareRows, /*grow=*/false);
+    if (rare.rows == 0) {
+        return out;
+    }
+    if (rare.rows < kRareRows) {
+        read_search_rows(db, shop_id, f, &sources[rare.source], 0, before_id, rows, out);
+        return out;
+    }
+    const std::uint64_t floor = scan_floor(db, shop_id, before_id);
+    read_search_rows(db, shop_id, f, nullptr, floor, before_id, rows, out);
+    if (out.size() >= rows || floor == 0) {
+        return out;
+    }
+    // Past the window, q's words come first when given: their statement intersects them by
+    // index ranges, while from a tag or a status each candidate's words would be probed one
+    // by one (docs/performance.md).
+    std::vector<SearchSource> next;
+    for (const SearchSource& s : sources) {
+        if (f.words.empty() || s.page == Stmt::tickets_filtered_by_word) {
+            next.push_back(s);
+        }
+    }
+    rare = fewest_rows(db, shop_id, next, kRareRows * 10, /*grow=*/true);
+    if (rare.rows != 0) {
+        SearchSource from = next[rare.source];
+        if (from.page == Stmt::tickets_filtered_by_word) {
+            from.page = Stmt::tickets_filtered_by_common_words;
+        }
+        read_search_rows(db, shop_id, f, &from, 0, floor, rows - out.size(), out);
+    }
+    return out;
 }
 
 }  // namespace
@@ -339,8 +453,8 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
 
 std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at) {
     return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setString(2, db_time(opened_at));
+        st.setString(1, db_time(opened_at));
+        st.setUInt64(2, ticket_id);
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);

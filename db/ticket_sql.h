@@ -67,8 +67,9 @@ namespace sql_text {
       "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM customers "                \
       "WHERE id = ? AND merged_into IS NULL RETURNING id")                                         \
     S(human_ticket_insert,                                                                         \
-      "INSERT INTO human_tickets (conversation_id, status, opened_at) VALUES (?, 'OPEN', ?) "      \
-      "RETURNING id")                                                                              \
+      /* The shop from the ticket's row (ix_human_tickets_shop_status: the status filter). */    \
+      "INSERT INTO human_tickets (conversation_id, shop_id, status, opened_at) "                    \
+      "SELECT c.id, c.shop_id, 'OPEN', ? FROM conversations c WHERE c.id = ? RETURNING id")        \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
     /* No row: resolve the key, then 404. */                                                       \
     S(ticket_detail,                                                                               \

@@ -72,12 +72,18 @@ Response patch_ticket(HandlerContext& ctx) {
         return record_answer("ticket", full_ticket_json(current, shop->domain), current_tag);
     }
 
-    // The write and its event (and a new name's words, extensions.md §E10) commit together.
+    // The write and its event (and a new name's words, new tags' index: extensions.md §E10)
+    // commit together.
     const bool renamed = change.after.ticket.name != current.ticket.name;
+    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
     Transaction tx(ctx.db);
     update_ticket(ctx.db, change.after, current.version);
     if (renamed) {
         index_ticket_name(ctx.db, shop->id, current.id, change.after.ticket.name,
+                          /*created=*/false);
+    }
+    if (retagged) {
+        index_ticket_tags(ctx.db, shop->id, current.id, change.after.ticket.tags_json,
                           /*created=*/false);
     }
     if (change.opens_human_ticket) {

@@ -258,9 +258,11 @@ std::string plant_conversation(const PlantedConversation& c) {
 void plant_human_ticket(const std::string& conversation_id, const std::string& status,
                         const std::string& opened_at, const std::optional<std::string>& closed_at) {
     SqlDb db;
-    if (db.execute("INSERT INTO human_tickets (conversation_id, status, opened_at, closed_at) "
-                   "VALUES (CAST(? AS UNSIGNED), ?, ?, ?)",
-                   {conversation_id, status, opened_at, closed_at}) != 0) {
+    // The shop from the ticket's row, as the service writes it (the status filter's index).
+    if (db.execute("INSERT INTO human_tickets (conversation_id, shop_id, status, opened_at, "
+                   "closed_at) SELECT c.id, c.shop_id, ?, ?, ? FROM conversations c "
+                   "WHERE c.id = CAST(? AS UNSIGNED)",
+                   {status, opened_at, closed_at, conversation_id}) != 0) {
         throw std::runtime_error("conversation " + conversation_id + " has a human ticket already");
     }
 }
