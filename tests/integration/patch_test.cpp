@@ -432,7 +432,7 @@ TEST(TicketPatch, ACustomersCommentReopensAPendingOrSolvedTicket) {
 
 // The reopened ticket's event is built from what the comment's own statements return (no read
 // of the ticket of its own: db/comment_sql.h, SUPPORTCRM_REOPENED_TICKET_COLUMNS): every field
-// of the full shape, set and unset, text that JSON escapes, as GET shows the ticket afterwards.
+// of the full shape, set and unset, text that JSON escapes, as the ticket reads afterwards.
 TEST(TicketPatch, AReopenedTicketsEventCarriesEveryFieldAsTheTicketReadsAfterwards) {
     World w = it::tickets::make_world();
     const int64_t agent = it::tickets::make_user(w.shop, it::unique_email("agent"));
@@ -454,7 +454,8 @@ TEST(TicketPatch, AReopenedTicketsEventCarriesEveryFieldAsTheTicketReadsAfterwar
                                          {"isFromShop", false},
                                          {"time", "2026-03-04T05:06:07.089Z"}}));
     ASSERT_EQ(count_events(w.shop.id, kTicketUpdated), events + 1);
-    const Json::Value after = it::tickets::fetch_ticket(w.shop, id);
+    // The full shape, as an empty PATCH answers it (it changes nothing).
+    const Json::Value after = patch(ticket_path(id), w.shop, "{}").json()["ticket"];
     EXPECT_EQ(status_of(after), "OPEN");
     EXPECT_EQ(after["lastMessageTime"].asString(), "2026-03-04T05:06:07.089Z");
     EXPECT_EQ(after["unReadChatCount"].asInt(), 1);
@@ -466,7 +467,7 @@ TEST(TicketPatch, AReopenedTicketsEventCarriesEveryFieldAsTheTicketReadsAfterwar
     patch(ticket_path(bare), w.shop, R"({"HumanTicketStatus":"PENDING"})");
     it::tickets::add_comment(w.shop, bare, it::object({{"text", "x"}, {"isFromShop", false}}));
     event = last_event(w.shop.id, kTicketUpdated);
-    EXPECT_EQ(event["data"], it::tickets::fetch_ticket(w.shop, bare));
+    EXPECT_EQ(event["data"], patch(ticket_path(bare), w.shop, "{}").json()["ticket"]);
 }
 
 TEST(TicketPatch, ACustomersCommentReopensWithoutAnyWebhookToo) {
