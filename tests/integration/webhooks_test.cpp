@@ -995,6 +995,48 @@ TEST(Webhooks, RetentionDeletesOldFinishedRowsAndKeepsYoungAndPendingOnes) {
     admin({"webhook", "delete", "--id", hook_id});  // its planted pending delivery goes with it
 }
 
+// An event is also an entry of the changes feed (E11): the deliverer deletes it only once both
+// webhook-retention-days and changes-retention-days are over (webhooks/deliverer.cpp,
+// prune_if_due: the earlier cutoff). With the feed's retention at 60 days, an event of 40 days
+// without deliveries stays while one of 70 goes; with both at 30, the 40-day one goes too.
+TEST(Webhooks, RetentionKeepsEventsTheChangesFeedStillKeeps) {
+    RestartDelivererAtEnd restart;
+    const Shop shop = make_shop();
+    Db db;
+    const std::string shop_id = std::to_string(shop.id);
+    auto plant_event = [&](int days_old) {
+        const std::string marker = unique_suffix();
+        db.execute(
+            "INSERT INTO webhook_events (shop_id, type, payload, created_at, fanned_out) "
+            "VALUES (?, 1, JSON_OBJECT('m', ?), UTC_TIMESTAMP(3) - INTERVAL ? DAY, 1)",
+            {shop_id, marker, std::to_string(days_old)});
+        return *db.scalar(
+            "SELECT id FROM webhook_events WHERE shop_id = ? AND payload = "
+            "JSON_OBJECT('m', ?)",
+            {shop_id, marker});
+    };
+    auto exists = [&](const std::string& id) {
+        return db.count("SELECT COUNT(*) FROM webhook_events WHERE id = ?", {id}) == 1;
+    };
+    auto until_gone = [&](const std::string& id) {
+        const auto until = std::chrono::steady_clock::now() + 20s;
+        while (exists(id) && std::chrono::steady_clock::now() < until) {
+            std::this_thread::sleep_for(100ms);
+        }
+        return !exists(id);
+    };
+    const std::string forty = plant_event(40);
+    const std::string seventy = plant_event(70);
+    // Retention runs when the deliverer starts.
+    stop_deliverer(SIGTERM);
+    start_deliverer("--changes-retention-days 60");
+    ASSERT_TRUE(until_gone(seventy)) << "the 70-day-old event was not pruned";
+    EXPECT_TRUE(exists(forty)) << "pruned while the changes feed keeps it (60 days)";
+    stop_deliverer(SIGTERM);
+    start_deliverer();  // both retentions at 30 days
+    EXPECT_TRUE(until_gone(forty)) << "the 40-day-old event outlived both retentions";
+}
+
 // Deliveries to one receiver reuse the deliverer's kept-alive connection (each attempt still
 // resolves and checks the address first).
 TEST(Webhooks, DeliveriesToOneReceiverShareAKeptAliveConnection) {
