@@ -190,8 +190,9 @@ constexpr unsigned id = 1;
 // A DATETIME(3) as milliseconds since the epoch (BIGINT; session time zone is UTC): read with
 // iso_datetime(), no text formatted and parsed back on either side of the connection.
 // Expressions get short aliases: Connector/C++ upper-cases every column name of every result.
-#define SUPPORTCRM_MILLIS(column) \
-    "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000 AS ms"
+#define SUPPORTCRM_MILLIS(column) SUPPORTCRM_MILLIS_VALUE(column) " AS ms"
+// The same expression without the alias (inside another expression: JSON_ARRAY(...)).
+#define SUPPORTCRM_MILLIS_VALUE(column) "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000"
 
 // Defines sql_text::<name>, the text of one entry S(name, SQL) of a statement list (each
 // <resource>_sql.h applies it to its own list), for the layouts' static_asserts.

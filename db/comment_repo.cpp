@@ -3,6 +3,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "common/strict_json.h"
 #include "db/comment_sql.h"
 #include "db/search_repo.h"
 
@@ -16,26 +17,66 @@ std::string next_reopen_token() {
     return std::to_string(++last);
 }
 
-// The status this request's touch reopened the ticket from: @supportcrm_reopened, read back by
-// message_insert's RETURNING, holds "<token> <status>" when it did; anything else (NULL, or an
-// earlier request's token) means it did not.
-std::optional<std::string> reopened_from(const sql::ResultSet& rs, const std::string& token) {
+// One JSON value of the reopened ticket's array, as a string or nullopt.
+std::optional<std::string> optional_text(const Json::Value& v) {
+    return v.isNull() ? std::nullopt : std::optional<std::string>(v.asString());
+}
+
+// The ticket this request's touch reopened: @supportcrm_reopened, read back by message_insert's
+// RETURNING, holds "<token> <JSON array of SUPPORTCRM_REOPENED_TICKET_COLUMNS>" when it did;
+// anything else (NULL, or an earlier request's token) means it did not. The columns the touch
+// changes are the comment's own values (what conversation_touch wrote).
+std::optional<ReopenedTicket> reopened_ticket(const sql::ResultSet& rs, const std::string& token,
+                                              std::uint64_t ticket_id, const NewComment& c) {
     using layout::message_insert::reopened;
     if (token.empty() || rs.isNull(reopened)) {
         return std::nullopt;
     }
-    std::string value = rs.getString(reopened);
+    const std::string value = rs.getString(reopened);
     if (value.size() <= token.size() + 1 || value.compare(0, token.size(), token) != 0 ||
         value[token.size()] != ' ') {
         return std::nullopt;
     }
-    return value.substr(token.size() + 1);
+    Json::Value row;
+    if (!strict_json::parse(std::string_view(value).substr(token.size() + 1), row) ||
+        !row.isArray() || row.size() != layout::reopened_ticket::kColumns) {
+        throw std::logic_error("the reopened ticket's row is not the array the touch writes");
+    }
+    namespace col = layout::reopened_ticket;
+    ReopenedTicket out;
+    out.from = row[col::status].asString();
+    out.shop_domain = row[col::domain].asString();
+    FullTicket& f = out.ticket;
+    f.id = ticket_id;
+    NewTicket& t = f.ticket;
+    t.customer_id = row[col::customer_id].asUInt64();
+    t.channel = row[col::channel].asString();
+    t.name = optional_text(row[col::name]);
+    t.thread_id = optional_text(row[col::thread_id]);
+    t.email_used = optional_text(row[col::email_used]);
+    t.date = row[col::date].asInt64();
+    t.last_message = c.text;
+    t.last_message_time = c.time;
+    t.contact_reason = optional_text(row[col::contact_reason]);
+    if (!row[col::assigned_to].isNull()) {
+        t.assigned_to = row[col::assigned_to].asUInt64();
+    }
+    t.is_opened_ticket = row[col::is_opened_ticket].asInt64() != 0;
+    t.unread_chat_count = 1;  // a customer's message marks it unread
+    t.tags_json = row[col::tags].asString();
+    t.language_code = optional_text(row[col::language_code]);
+    t.via = optional_text(row[col::via]);
+    f.human_ticket = HumanTicketState{row[col::ht_id].asUInt64(), "OPEN",
+                                      row[col::opened_at].asInt64(), std::nullopt};
+    f.updated_at = c.created_at;
+    f.version = 0;  // not read
+    return out;
 }
 
 // The ticket's lastMessage, updatedAt and version, under its row lock; false when the key's
 // live shop has no such ticket. A customer's message also marks it unread and reopens its
-// HumanTicket here, leaving the status it left, after the token, in @supportcrm_reopened; a
-// shop's message touches the ticket alone.
+// HumanTicket here, leaving the status it left and the ticket, after the token, in
+// @supportcrm_reopened; a shop's message touches the ticket alone.
 bool touch_by_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
                        const NewComment& c, const std::string& time, const std::string& token) {
     return db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
@@ -96,7 +137,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         row.id = rs->getUInt64(id);
         row.channel = rs->getString(channel);
         row.shop_id = rs->getUInt64(shop_id);
-        row.reopened_from = reopened_from(*rs, token);
+        row.reopened = reopened_ticket(*rs, token, ticket_id, c);
         return row;
     });
     index_comment_words(db, added.shop_id, ticket_id, c.text);  // found once committed (E10)

@@ -24,20 +24,27 @@ struct NewComment {
     timeutil::Millis created_at = 0;
 };
 
+// A ticket a customer's comment reopened (extensions.md §E8), as the comment's transaction
+// leaves it: what the feed's ticket.updated carries.
+struct ReopenedTicket {
+    std::string from;   // the status it was reopened from (PENDING or SOLVED): the "changes"
+    FullTicket ticket;  // its version is not read (the full shape does not show it)
+    std::string shop_domain;
+};
+
 struct AddedComment {
     std::uint64_t id = 0;
     std::string channel;  // the one stored (given or inherited)
     std::uint64_t shop_id = 0;
-    // The status a comment with isFromShop false reopened the ticket's HumanTicket from
-    // (PENDING or SOLVED; extensions.md §E8): ticket.updated's "changes" name it.
-    std::optional<std::string> reopened_from;
+    // A comment with isFromShop false that reopened the ticket's HumanTicket: the ticket.
+    std::optional<ReopenedTicket> reopened;
 };
 
 // In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not
 // from the shop, unReadChatCount = 1 (locking the ticket's row; its version goes up), then
-// inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket. The
-// comment's words join its ticket's search data (E10). Three statements (two for a comment
-// without a word of 3 characters).
+// inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket (and
+// returns it, read with those two statements). The comment's words join its ticket's search
+// data (E10). Three statements (two for a comment without a word of 3 characters).
 // nullopt, with nothing written, when the key with this digest has no live shop with that
 // ticket, or the ticket's customer was erased (ticket_of_erased_customer tells; else resolve
 // the key to tell which). The customer's row is changed too (attach_seq): what orders a comment

@@ -31,14 +31,26 @@ namespace sql_text {
 
 // conversation_touch also moves the ticket's version and updatedAt (its full shape changes:
 // extensions.md §E8), and reopens a PENDING or SOLVED HumanTicket (a customer's message) in the
-// same statement. The status it left is kept in the session variable @supportcrm_reopened,
-// prefixed by the request's token (bound: a number this connection never used before), and
-// read back by message_insert's RETURNING: the feed's ticket.updated needs it (its "changes"),
-// and reading it here costs no statement of its own (MariaDB 10.11 has no UPDATE ... RETURNING).
+// same statement. When it reopens, it keeps in the session variable @supportcrm_reopened what
+// the feed's ticket.updated needs besides what the touch writes itself: the status it left
+// (the event's "changes") and the ticket's other fields, as one JSON array of
+// SUPPORTCRM_REOPENED_TICKET_COLUMNS (the event's data, with the touch's own values: add_comment),
+// prefixed by the request's token (bound: a number this connection never used before). The
+// message_insert's RETURNING reads it back: no statement of its own (MariaDB 10.11 has no
+// UPDATE ... RETURNING), and the ticket is not read again for its event. A comment that does not
+// reopen evaluates none of it (the IF's other branch).
 // The token matters: a ticket without HumanTicket has no row for the assignment, which then
-// leaves the variable as an earlier comment on this connection set it. Each HumanTicket
-// assignment reads the row as either order of the two leaves it (closedAt is NULL in OPEN and
-// PENDING).
+// leaves the variable as an earlier comment on this connection set it. The array holds only
+// columns this statement does not change: a multi-table UPDATE evaluates one table's assignments
+// before or after it has written another table's row (the plan decides), so a changed column of
+// the conversation could be read either way. Each HumanTicket assignment reads the row as either
+// order of the two leaves it (closedAt is NULL in OPEN and PENDING).
+// The SQL's DATETIMEs come as epoch milliseconds (SUPPORTCRM_MILLIS without its alias: a JSON
+// number); assigned_to and is_opened_ticket as numbers; the rest as strings or null.
+#define SUPPORTCRM_REOPENED_TICKET_COLUMNS                                                       \
+    "h.status, ks.domain, c.customer_id, c.channel, c.name, c.thread_id, c.email_used, "           \
+    SUPPORTCRM_MILLIS_VALUE("c.date") ", c.contact_reason, c.assigned_to, c.is_opened_ticket, "    \
+    "c.tags, c.language_code, c.via, h.id, " SUPPORTCRM_MILLIS_VALUE("h.opened_at")
 
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
@@ -47,7 +59,7 @@ namespace sql_text {
     /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
     /* transaction committed last. The update also checks the key and its shop (matched rows */    \
     /* are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row. */ \
-    /* The insert returns the ticket's shop and the status the touch reopened. Its */            \
+    /* The insert returns the ticket's shop and what the touch kept of a ticket it reopened. Its */ \
     /* expressions have short aliases: Connector/C++ upper-cases every column name of every */     \
     /* result, a long expression costs (the shop_id subquery's ~1,700 instructions a comment). */  \
     /* The ticket's customer is changed too (attach_seq, sql/011) and must not be erased: a */    \
@@ -62,7 +74,8 @@ namespace sql_text {
       "c.unread_chat_count = IF(?, 1, c.unread_chat_count), c.updated_at = ?, "                    \
       "c.version = c.version + 1, "                                                                \
       "h.status = IF((@supportcrm_reopened := IF(h.status IN ('PENDING', 'SOLVED'), "             \
-      "CONCAT(?, ' ', h.status), NULL)) IS NULL, h.status, 'OPEN'), "                              \
+      "CONCAT(?, ' ', JSON_ARRAY(" SUPPORTCRM_REOPENED_TICKET_COLUMNS ")), NULL)) IS NULL, "       \
+      "h.status, 'OPEN'), "                                                                        \
       "h.closed_at = IF(h.status <> 'CLOSED', NULL, h.closed_at) "                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
     /* A shop's own message (isFromShop true) never reopens nor marks the ticket unread: the */   \
@@ -124,6 +137,20 @@ namespace message_insert {  // RETURNING
 constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4;
 static_assert(reopened == result_columns(sql_text::message_insert));
 }  // namespace message_insert
+// The JSON array in @supportcrm_reopened (0-based: a Json::Value's indexes).
+namespace reopened_ticket {
+constexpr unsigned at(std::string_view name) {
+    return column_of(SUPPORTCRM_REOPENED_TICKET_COLUMNS, name);
+}
+constexpr unsigned status = at("status"), domain = at("domain"), customer_id = at("customer_id"),
+                   channel = at("channel"), name = at("name"), thread_id = at("thread_id"),
+                   email_used = at("email_used"), date = at("date"),
+                   contact_reason = at("contact_reason"), assigned_to = at("assigned_to"),
+                   is_opened_ticket = at("is_opened_ticket"), tags = at("tags"),
+                   language_code = at("language_code"), via = at("via"), ht_id = at("h.id"),
+                   opened_at = at("opened_at");
+constexpr unsigned kColumns = count_columns(SUPPORTCRM_REOPENED_TICKET_COLUMNS);
+}  // namespace reopened_ticket
 namespace comments_of_ticket {
 constexpr ColumnRun customer{1, kPersonColumns};
 constexpr ColumnRun comment = customer.then(kCommentColumns);

@@ -1,7 +1,5 @@
 // POST /api/v1/tickets/{ticketId}/comments — api-v1.md §6, contract §5 "Comments"; a customer's
 // comment reopens a PENDING or SOLVED ticket (extensions.md §E8, db/comment_repo.h).
-#include <stdexcept>
-
 #include "api/api_error.h"
 #include "api/bodies.h"
 #include "api/fields.h"
@@ -63,21 +61,17 @@ std::string with_ticket_id(const std::string& comment_object, const HandlerConte
 }
 
 // ticket.updated for a ticket the customer's comment reopened (extensions.md §E8): the full
-// shape as this transaction leaves it (ticket_json), and the status change; recorded with
-// comment.created in one statement (created()).
-EventRecord reopen_event(HandlerContext& ctx, const AddedComment& added, timeutil::Millis at,
+// shape as this transaction leaves it (ticket_json; add_comment returns it, read by the
+// comment's own statements), and the status change; recorded with comment.created in one
+// statement (created()).
+EventRecord reopen_event(const ReopenedTicket& reopened, timeutil::Millis at,
                          std::string& ticket_json) {
-    Keyed<TicketForPatch> found =
-        find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, std::nullopt);
-    if (!found.value || !found.key) {
-        throw std::logic_error("a ticket locked by its comment's transaction was not found");
-    }
     JsonWriter t(ticket_json);
-    write_full_ticket(t, found.value->ticket, found.key->domain);
+    write_full_ticket(t, reopened.ticket, reopened.shop_domain);
     std::string changes;
     JsonWriter c(changes);
     c.begin_object().key("HumanTicketStatus").begin_object();
-    c.field("from", *added.reopened_from).field("to", "OPEN").end_object().end_object();
+    c.field("from", reopened.from).field("to", "OPEN").end_object().end_object();
     return {webhook_event::ticket_updated, ticket_json, at, std::move(changes)};
 }
 
@@ -127,9 +121,9 @@ Response create_comment(HandlerContext& ctx) {
         .raw(comment.tags_json);
     w.end_object();
     std::optional<EventRecord> reopened;
-    std::string ticket_json;     // reopened's payload
-    if (added->reopened_from) {  // reopened, and the shop records ticket.updated
-        reopened = reopen_event(ctx, *added, comment.created_at, ticket_json);
+    std::string ticket_json;  // reopened's payload
+    if (added->reopened) {
+        reopened = reopen_event(*added->reopened, comment.created_at, ticket_json);
     }
     return created(ctx, tx, {webhook_event::comment_created, comment.created_at, &with_ticket_id},
                    "comment", comment_json, reopened ? &*reopened : nullptr);

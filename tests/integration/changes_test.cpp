@@ -275,6 +275,46 @@ TEST(Changes, SinceFindsEventsNumberedBeforeFeedAtExisted) {
     EXPECT_EQ(recent.changes[0]["data"]["id"].asInt64(), young);
 }
 
+// The event types the test above does not write: survey.created and customer.merged ("mergedId"
+// beside its data, E9), and a customer's comment that reopens its ticket, one write that is two
+// changes: ticket.updated (the status it left in "changes", the ticket reopened in "data") then
+// comment.created, in that order.
+TEST(Changes, SurveysMergesAndAReopeningCommentAreEntriesInOrder) {
+    it::tickets::World w = it::tickets::make_world();
+    const std::string t = it::tickets::create_ticket_id(w, object({{"isOpenedTicket", true}}));
+    const Page start = read_page(w.shop);
+    ASSERT_TRUE(
+        it::is_success(it::http("PATCH", it::tickets::ticket_path(t), it::json_headers(w.shop),
+                                R"({"HumanTicketStatus":"SOLVED"})"),
+                       200));
+    it::tickets::add_comment(w.shop, t, object({{"text", "still broken"}, {"isFromShop", false}}));
+    const HttpResponse survey =
+        it::post_json("/api/v1/csat", w.shop, object({{"conversationId", t}, {"mark", 5}}));
+    ASSERT_TRUE(it::is_success(survey, 201)) << survey.describe();
+    const int64_t source = new_customer(w.shop, "merged");
+    const HttpResponse merged =
+        it::http("POST", "/api/v1/customers/" + std::to_string(w.customer_id) + "/merge",
+                 it::json_headers(w.shop), R"({"sourceId":)" + std::to_string(source) + "}");
+    ASSERT_TRUE(it::is_success(merged, 200)) << merged.describe();
+
+    const Page p = read_page(w.shop, "cursor=" + start.next);
+    ASSERT_EQ(types_of(p.changes),
+              (std::vector<std::string>{"ticket.updated", "ticket.updated", "comment.created",
+                                        "survey.created", "customer.created", "customer.merged"}));
+    EXPECT_EQ(it::to_json(p.changes[1]["changes"]),
+              R"({"HumanTicketStatus":{"from":"SOLVED","to":"OPEN"}})");
+    EXPECT_EQ(p.changes[1]["data"]["id"].asString(), t);
+    EXPECT_EQ(p.changes[1]["data"]["HumanTicket"]["HumanTicketStatus"], "OPEN");
+    EXPECT_EQ(p.changes[1]["data"]["lastMessage"], "still broken");
+    EXPECT_EQ(p.changes[2]["data"]["ticketId"].asString(), t);
+    EXPECT_EQ(p.changes[2]["data"]["text"], "still broken");
+    EXPECT_FALSE(p.changes[3].isMember("changes"));
+    EXPECT_EQ(p.changes[5]["data"]["id"].asInt64(), w.customer_id);
+    EXPECT_EQ(p.changes[5]["mergedId"].asString(), std::to_string(source));
+    // The one write's two entries are numbered one after the other.
+    EXPECT_LT(std::stoll(p.changes[1]["id"].asString()), std::stoll(p.changes[2]["id"].asString()));
+}
+
 TEST(Changes, AnErasedCustomersEntriesReadIdAndErased) {
     it::tickets::World w = it::tickets::make_world();
     const std::string t = it::tickets::create_ticket_id(w);

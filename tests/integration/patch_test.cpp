@@ -430,6 +430,46 @@ TEST(TicketPatch, ACustomersCommentReopensAPendingOrSolvedTicket) {
     EXPECT_EQ(count_events(w.shop.id, kTicketUpdated), events);
 }
 
+// The reopened ticket's event is built from what the comment's own statements return (no read
+// of the ticket of its own: db/comment_sql.h, SUPPORTCRM_REOPENED_TICKET_COLUMNS): every field
+// of the full shape, set and unset, text that JSON escapes, as the ticket reads afterwards.
+TEST(TicketPatch, AReopenedTicketsEventCarriesEveryFieldAsTheTicketReadsAfterwards) {
+    World w = it::tickets::make_world();
+    const int64_t agent = it::tickets::make_user(w.shop, it::unique_email("agent"));
+    const std::string id = it::tickets::create_ticket_id(
+        w, it::object({{"isOpenedTicket", true},
+                       {"name", "Caf\u00e9 \"quoted\" \\ back\tslash \u2603 \U0001F600"},
+                       {"threadId", "thread-\u00fc"},
+                       {"emailUsed", "support@example.com"},
+                       {"contact_reason", "refund\nsecond line"},
+                       {"assigned_to", Json::Value(Json::Int64(agent))},
+                       {"tags", it::parse_json(R"(["vip","\u00e4\"x"])")},
+                       {"language_code", "de"},
+                       {"via", "web"},
+                       {"date", "2026-01-02T03:04:05.678Z"}}));
+    patch(ticket_path(id), w.shop, R"({"HumanTicketStatus":"SOLVED"})");
+    const int64_t events = count_events(w.shop.id, kTicketUpdated);
+    it::tickets::add_comment(w.shop, id,
+                             it::object({{"text", "back \"again\" \u00e9"},
+                                         {"isFromShop", false},
+                                         {"time", "2026-03-04T05:06:07.089Z"}}));
+    ASSERT_EQ(count_events(w.shop.id, kTicketUpdated), events + 1);
+    // The full shape, as an empty PATCH answers it (it changes nothing).
+    const Json::Value after = patch(ticket_path(id), w.shop, "{}").json()["ticket"];
+    EXPECT_EQ(status_of(after), "OPEN");
+    EXPECT_EQ(after["lastMessageTime"].asString(), "2026-03-04T05:06:07.089Z");
+    EXPECT_EQ(after["unReadChatCount"].asInt(), 1);
+    Json::Value event = last_event(w.shop.id, kTicketUpdated);
+    EXPECT_EQ(event["data"], after) << it::to_json(event["data"]) << "\n" << it::to_json(after);
+    // An unset field stays null in both (a ticket with none of them set).
+    const std::string bare =
+        it::tickets::create_ticket_id(w, it::object({{"isOpenedTicket", true}}));
+    patch(ticket_path(bare), w.shop, R"({"HumanTicketStatus":"PENDING"})");
+    it::tickets::add_comment(w.shop, bare, it::object({{"text", "x"}, {"isFromShop", false}}));
+    event = last_event(w.shop.id, kTicketUpdated);
+    EXPECT_EQ(event["data"], patch(ticket_path(bare), w.shop, "{}").json()["ticket"]);
+}
+
 TEST(TicketPatch, ACustomersCommentReopensWithoutAnyWebhookToo) {
     World w = it::tickets::make_world();
     const std::string id = it::tickets::create_ticket_id(w, it::object({{"isOpenedTicket", true}}));

@@ -868,6 +868,48 @@ TEST_F(Process, StopLetsTheRequestInHandFinishAndSpawnsNoNewWorkers) {
     EXPECT_FALSE(file_exists(socket_path()));
 }
 
+// extensions.md §E11: a long-poll waiting for a change (GET /api/v1/changes?wait=30) ends
+// cleanly on shutdown: SIGTERM answers it at once, 200 with no changes and a cursor to go on
+// from (common/changes_feed.h: the wait notices a stop within kPollMs), and the master exits 0
+// long before the wait or shutdown-timeout would have run out, nothing killed.
+TEST_F(Process, StopAnswersAWaitingLongPollAtOnceAndExitsCleanly) {
+    const it::Shop shop = it::make_shop();
+    Proc& master = start_master("stop-long-poll", 20);
+    ASSERT_FALSE(HasFailure());
+    it::fcgi::Request poll = get("/api/v1/changes?wait=30");
+    poll.api_key = shop.key;
+    it::fcgi::Connection waiting(socket_path());
+    waiting.send_head(poll);
+    waiting.end_stdin();
+    const auto deadline = Clock::now() + kWaitBound;
+    unsigned shown = 0;
+    while (shown == 0 && Clock::now() < deadline) {
+        const it::fcgi::Response r =
+            it::fcgi::request(socket_path(), get("/status"), kRequestTimeout);
+        shown = r.status == 200 ? it::parse_json(r.body)["workers"]["waiting"].asUInt() : 0;
+        if (shown == 0) {
+            std::this_thread::sleep_for(Millis(20));
+        }
+    }
+    ASSERT_EQ(shown, 1u) << "the long-poll never showed as waiting";
+
+    const Clock::time_point signalled = Clock::now();
+    master.signal(SIGTERM);
+    const it::fcgi::Response r = waiting.read_response(kRequestTimeout);
+    ASSERT_TRUE(answered(r, 200)) << r.describe();
+    const Json::Value j = r.json();
+    EXPECT_TRUE(j["changes"].isArray() && j["changes"].empty()) << r.describe();
+    EXPECT_TRUE(j["nextCursor"].isString()) << r.describe();
+    EXPECT_LT(millis_since(signalled), 5000) << "answered when its wait ran out, not at the stop";
+
+    std::optional<it::proc::ExitStatus> st = master.wait_exit(kExitTimeout);
+    ASSERT_TRUE(st) << "the master did not exit within " << kExitTimeout.count() << " ms";
+    EXPECT_EQ(st->describe(), "exit 0");
+    EXPECT_TRUE(master.leftovers().empty());
+    EXPECT_EQ(it::proc::count(master.log(), "shutdown-timeout reached"), 0u);
+    EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
+}
+
 // nginx's keep-alive (fastcgi_keep_conn): a kept connection between requests is idle, not a
 // request in hand. A reload retires the workers waiting on them, which park the connections
 // with the master and exit 0; the connections stay open across the master's re-exec (those

@@ -995,6 +995,48 @@ TEST(Webhooks, RetentionDeletesOldFinishedRowsAndKeepsYoungAndPendingOnes) {
     admin({"webhook", "delete", "--id", hook_id});  // its planted pending delivery goes with it
 }
 
+// An event is also an entry of the changes feed (E11): the deliverer deletes it only once both
+// webhook-retention-days and changes-retention-days are over (webhooks/deliverer.cpp,
+// prune_if_due: the earlier cutoff). With the feed's retention at 60 days, an event of 40 days
+// without deliveries stays while one of 70 goes; with both at 30, the 40-day one goes too.
+TEST(Webhooks, RetentionKeepsEventsTheChangesFeedStillKeeps) {
+    RestartDelivererAtEnd restart;
+    const Shop shop = make_shop();
+    Db db;
+    const std::string shop_id = std::to_string(shop.id);
+    auto plant_event = [&](int days_old) {
+        const std::string marker = unique_suffix();
+        db.execute(
+            "INSERT INTO webhook_events (shop_id, type, payload, created_at, fanned_out) "
+            "VALUES (?, 1, JSON_OBJECT('m', ?), UTC_TIMESTAMP(3) - INTERVAL ? DAY, 1)",
+            {shop_id, marker, std::to_string(days_old)});
+        return *db.scalar(
+            "SELECT id FROM webhook_events WHERE shop_id = ? AND payload = "
+            "JSON_OBJECT('m', ?)",
+            {shop_id, marker});
+    };
+    auto exists = [&](const std::string& id) {
+        return db.count("SELECT COUNT(*) FROM webhook_events WHERE id = ?", {id}) == 1;
+    };
+    auto until_gone = [&](const std::string& id) {
+        const auto until = std::chrono::steady_clock::now() + 20s;
+        while (exists(id) && std::chrono::steady_clock::now() < until) {
+            std::this_thread::sleep_for(100ms);
+        }
+        return !exists(id);
+    };
+    const std::string forty = plant_event(40);
+    const std::string seventy = plant_event(70);
+    // Retention runs when the deliverer starts.
+    stop_deliverer(SIGTERM);
+    start_deliverer("--changes-retention-days 60");
+    ASSERT_TRUE(until_gone(seventy)) << "the 70-day-old event was not pruned";
+    EXPECT_TRUE(exists(forty)) << "pruned while the changes feed keeps it (60 days)";
+    stop_deliverer(SIGTERM);
+    start_deliverer();  // both retentions at 30 days
+    EXPECT_TRUE(until_gone(forty)) << "the 40-day-old event outlived both retentions";
+}
+
 // Deliveries to one receiver reuse the deliverer's kept-alive connection (each attempt still
 // resolves and checks the address first).
 TEST(Webhooks, DeliveriesToOneReceiverShareAKeptAliveConnection) {
@@ -1129,6 +1171,79 @@ TEST(Webhooks, AFanOutHeldOpenDoesNotHoldUpAWritesEventInsert) {
     lock.release();
     EXPECT_FALSE(write.get().empty());
     ASSERT_TRUE(receiver.wait_for(2));  // both tickets delivered once the lock is gone
+}
+
+// Retention's event DELETE runs in READ COMMITTED (db/webhook_repo.cpp, prune_webhook_rows):
+// under REPEATABLE READ its scan of ix_webhook_events_created locks the gaps it passes too, and
+// on a quiet system (no event younger than the cutoff) that range reaches the index's end,
+// where every write's event insert goes: for up to its 1 s lock wait, every write waited. The
+// prune is held open at a real seam: it reaches an old event whose row a test session holds
+// locked, and waits (at most 1 s: its own lock wait). Meanwhile an event inserted into the gap
+// its scan has passed (between two old events it read) must not wait; it would under
+// REPEATABLE READ, wherever the gap (the index's end included).
+TEST(Webhooks, ARetentionPruneHeldOpenTakesNoGapLockAnEventInsertWaitsFor) {
+    RestartDelivererAtEnd restart;
+    const Shop shop = make_shop();
+    Db db;
+    const std::string shop_id = std::to_string(shop.id);
+    // Old events, fanned out and without deliveries (the prune deletes them), `hours_old` hours
+    // old: older than anything other tests leave, so the prune's scan reads them first.
+    auto plant_event = [&](int hours_old) {
+        const std::string marker = unique_suffix();
+        db.execute(
+            "INSERT INTO webhook_events (shop_id, type, payload, created_at, fanned_out) "
+            "VALUES (?, 2, JSON_OBJECT('m', ?), UTC_TIMESTAMP(3) - INTERVAL ? HOUR, 1)",
+            {shop_id, marker, std::to_string(hours_old)});
+        return *db.scalar(
+            "SELECT id FROM webhook_events WHERE shop_id = ? AND payload = "
+            "JSON_OBJECT('m', ?)",
+            {shop_id, marker});
+    };
+    plant_event(96000);
+    const std::string held = plant_event(95976);
+    RowLock lock("SELECT id FROM webhook_events WHERE id = " + held + " FOR UPDATE");
+
+    // Retention runs when the deliverer starts (then every 10 minutes).
+    const size_t rounds = count_in_log("retention: ");
+    stop_deliverer(SIGTERM);
+    start_deliverer();
+    const std::string prune =
+        "SET STATEMENT innodb_lock_wait_timeout = 1 FOR DELETE FROM "
+        "webhook_events";
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (lock.waiting_in(prune) == 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(20ms);  // INNODB_TRX is refreshed at most every 100 ms
+    }
+    ASSERT_EQ(lock.waiting_in(prune), 1) << "the prune never waited on the held event";
+    const auto seen = std::chrono::steady_clock::now();
+
+    // An event between the two old ones: in the gap before the held one's index entry, which
+    // the prune's scan has passed. No wait allowed (timeout 0: an error at once if it waits).
+    std::string refused;
+    try {
+        db.execute(
+            "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "
+            "INSERT INTO webhook_events (shop_id, type, payload, created_at, fanned_out) "
+            "VALUES (?, 2, JSON_OBJECT('m', 'between'), UTC_TIMESTAMP(3) - INTERVAL 95988 HOUR, 1)",
+            {shop_id});
+    } catch (const std::exception& e) {
+        refused = e.what();
+    }
+    const auto inserted = std::chrono::steady_clock::now();
+    EXPECT_EQ(refused, "") << "the event insert waited for the open prune (a gap lock)";
+    // Valid only while the prune was still waiting: it started at most ~150 ms before it was
+    // seen (the poll and INNODB_TRX's refresh) and waits 1 s (its lock wait) unless released.
+    ASSERT_LT(inserted - seen, 700ms) << "too slow to tell: the prune may have stopped waiting";
+    lock.release();
+    // The prune's round ends (it deletes, or gives up at its lock wait) before the clean-up.
+    const auto logged = std::chrono::steady_clock::now() + 20s;
+    while (count_in_log("retention: ") == rounds && std::chrono::steady_clock::now() < logged) {
+        std::this_thread::sleep_for(50ms);
+    }
+    db.execute(
+        "DELETE FROM webhook_events WHERE shop_id = ? AND created_at < UTC_TIMESTAMP(3) - "
+        "INTERVAL 1000 DAY",
+        {shop_id});
 }
 
 }  // namespace
