@@ -112,6 +112,7 @@ class Master {
         // Before any fork: every worker inherits the board and reads it for /status, /metrics.
         Scoreboard::attach(&scoreboard_);
         scoreboard_.set_listen_fd(socket_.fd());
+        scoreboard_.set_handoff_fd(channel_.pool_end());
         if (start_.handover) {
             children_.adopt(start_.handover->children);
             state_ = MasterState::reloading;  // entered (RELOADING=1) by the previous image
@@ -143,6 +144,7 @@ class Master {
         while (state_ != MasterState::stopped) {
             wait_until(next_deadline(), readiness_.read_fd(), parking_.fd());
             parking_.service();
+            publish_parking();
             read_reports();
             if (signals::child_exited) {
                 signals::child_exited = 0;
@@ -270,6 +272,13 @@ class Master {
         }
     }
 
+    // The parked connections as /status and /metrics show them (the master alone writes them).
+    void publish_parking() {
+        ScoreboardHeader& h = scoreboard_.header();
+        h.parked_connections.store(parking_.idle(), std::memory_order_relaxed);
+        h.handoff_held.store(parking_.held(), std::memory_order_relaxed);
+    }
+
     // Every second: the longest listen queue seen (maxListenQueue of /status), and
     // request-terminate-timeout: a worker busy on one request longer than that is killed
     // (SIGKILL: SIGTERM would let it finish the very request that is stuck). nginx then
@@ -277,6 +286,7 @@ class Master {
     void watch_workers() {
         next_watch_ = Clock::now() + std::chrono::seconds(1);
         parking_.expire();
+        publish_parking();
         const long queue = listen_queue_length(socket_.fd());
         auto& max_queue = scoreboard_.header().max_listen_queue;
         if (queue > 0 &&

@@ -427,19 +427,6 @@ struct Channel {
     int queue;
 };
 
-// What the kept connection has for us now, without reading it.
-enum class Pending { nothing, request, closed };
-
-Pending pending(int fd) {
-    char byte;
-    const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0) {
-        return Pending::request;
-    }
-    return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ? Pending::closed
-                                                                                 : Pending::nothing;
-}
-
 // The worker's kept connection goes to the master, which watches it until nginx sends the next
 // request on it (then a free worker gets it) or closes it; one with a request already waiting
 // is queued for the pool at once, and one nginx has closed is closed. Never closed under nginx:

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -929,6 +930,53 @@ TEST_F(Process, IdleKeptConnectionsAreParkedNotClosedWhenAnotherWaits) {
     const std::string log = master.log();
     EXPECT_EQ(it::proc::count(log, "closing it"), 0u) << log;
     EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
+    stop_cleanly(master);
+}
+
+// The scoreboard with kept connections (issue 31): four idle kept connections on two workers are
+// idle, not busy; the ones no worker waits on show as parked with the master (at least two:
+// a worker holds at most one), and nothing waits in the hand-off queue. /status and /metrics
+// say the same.
+TEST_F(Process, StatusShowsIdleKeptConnectionsParkedAndNoWorkerBusyOnThem) {
+    Proc& master = start_master("status-kept", 10);
+    ASSERT_FALSE(HasFailure());
+    std::vector<std::unique_ptr<it::fcgi::Connection>> connections;
+    for (int i = 0; i < 4; ++i) {
+        connections.push_back(std::make_unique<it::fcgi::Connection>(socket_path()));
+        ASSERT_TRUE(answered(on_kept(*connections.back(), get("/healthz")), 200));
+    }
+    // The master takes what a worker parks in its own loop: wait for it to count them.
+    Json::Value status;
+    const auto deadline = Clock::now() + kWaitBound;
+    while (true) {
+        const it::fcgi::Response r = it::fcgi::request(socket_path(), get("/status"));
+        ASSERT_TRUE(answered(r, 200));
+        status = it::parse_json(r.body);
+        if (status["parkedConnections"].asUInt() >= 2 || Clock::now() >= deadline) {
+            break;
+        }
+        std::this_thread::sleep_for(Millis(20));
+    }
+    EXPECT_GE(status["parkedConnections"].asUInt(), 2U) << status;
+    EXPECT_LE(status["parkedConnections"].asUInt(), 4U) << status;
+    EXPECT_EQ(status["handoffQueue"].asUInt(), 0U) << status;
+    EXPECT_EQ(status["workers"]["busy"].asUInt(), 1U) << "only the one answering: " << status;
+    EXPECT_EQ(status["workers"]["idle"].asUInt(), 1U) << status;
+
+    const it::fcgi::Response m = it::fcgi::request(socket_path(), get("/metrics"));
+    ASSERT_EQ(m.status, 200) << m.describe();
+    std::smatch parked;
+    ASSERT_TRUE(
+        std::regex_search(m.body, parked, std::regex(R"(\nsupportcrm_parked_connections (\d+)\n)")))
+        << m.body;
+    EXPECT_GE(std::stoul(parked[1]), 2U);
+    EXPECT_NE(m.body.find("\nsupportcrm_handoff_queue 0\n"), std::string::npos) << m.body;
+
+    // Every one still serves its next request.
+    for (auto& c : connections) {
+        EXPECT_TRUE(answered(on_kept(*c, get("/healthz")), 200));
+    }
+    EXPECT_EQ(it::proc::count(master.log(), "closing it"), 0u);
     stop_cleanly(master);
 }
 
