@@ -20,7 +20,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -935,8 +934,9 @@ TEST_F(Process, IdleKeptConnectionsAreParkedNotClosedWhenAnotherWaits) {
 
 // The scoreboard with kept connections (issue 31): four idle kept connections on two workers are
 // idle, not busy; the ones no worker waits on show as parked with the master (at least two:
-// a worker holds at most one), and nothing waits in the hand-off queue. /status and /metrics
-// say the same.
+// a worker holds at most one), and nothing waits in the hand-off queue. (/metrics reads the
+// same two numbers: PoolMetrics.PromtoolAccepts... checks its families on the stack; this
+// client takes JSON answers only.)
 TEST_F(Process, StatusShowsIdleKeptConnectionsParkedAndNoWorkerBusyOnThem) {
     Proc& master = start_master("status-kept", 10);
     ASSERT_FALSE(HasFailure());
@@ -962,15 +962,6 @@ TEST_F(Process, StatusShowsIdleKeptConnectionsParkedAndNoWorkerBusyOnThem) {
     EXPECT_EQ(status["handoffQueue"].asUInt(), 0U) << status;
     EXPECT_EQ(status["workers"]["busy"].asUInt(), 1U) << "only the one answering: " << status;
     EXPECT_EQ(status["workers"]["idle"].asUInt(), 1U) << status;
-
-    const it::fcgi::Response m = it::fcgi::request(socket_path(), get("/metrics"));
-    ASSERT_EQ(m.status, 200) << m.describe();
-    std::smatch parked;
-    ASSERT_TRUE(
-        std::regex_search(m.body, parked, std::regex(R"(\nsupportcrm_parked_connections (\d+)\n)")))
-        << m.body;
-    EXPECT_GE(std::stoul(parked[1]), 2U);
-    EXPECT_NE(m.body.find("\nsupportcrm_handoff_queue 0\n"), std::string::npos) << m.body;
 
     // Every one still serves its next request.
     for (auto& c : connections) {
