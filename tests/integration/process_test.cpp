@@ -909,6 +909,50 @@ TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
     stop_cleanly(master);
 }
 
+// A downgrade across a reload: the binary now at the master's path is one from before parking
+// (a script here that passes --test-config without the summary's handover marker and runs the
+// real binary without SUPPORTCRM_PARKED_FDS and SUPPORTCRM_HANDOFF_FDS, as such a binary would
+// ignore them). The master hands it neither the channel nor the parked connections: every
+// idle kept connection is closed, none stays open in a master that would never watch it (nor
+// in a channel no one reads), and the new pool serves.
+TEST_F(Process, ReloadToABinaryFromBeforeParkingClosesTheKeptConnections) {
+    const std::string bin_dir = dir_.file("bin");
+    std::filesystem::create_directory(bin_dir);
+    const std::string exe = bin_dir + "/supportcrm-fcgi";
+    std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+    Proc& master = spawn("downgrade", master_args(10), -1, "", "", exe);
+    ASSERT_TRUE(ready(master));
+    std::vector<std::unique_ptr<it::fcgi::Connection>> kept;
+    for (int i = 0; i < 3; ++i) {  // one more than the workers: one is parked with the master
+        kept.push_back(std::make_unique<it::fcgi::Connection>(socket_path()));
+        ASSERT_TRUE(answered(on_kept(*kept.back(), get("/healthz")), 200));
+    }
+    const std::string old = exe + ".old";
+    std::ofstream(old) << "#!/bin/sh\n"
+                       << "for a; do\n"
+                       << "  [ \"$a\" = --test-config ] && echo 'supportcrm-fcgi: configuration OK'"
+                       << " && exit 0\n"
+                       << "done\n"
+                       << "unset SUPPORTCRM_PARKED_FDS SUPPORTCRM_HANDOFF_FDS\n"
+                       << "exec " << it::proc::fcgi_binary() << " \"$@\"\n";
+    std::filesystem::permissions(old, std::filesystem::perms::owner_all |
+                                          std::filesystem::perms::group_read |
+                                          std::filesystem::perms::group_exec);
+    std::filesystem::rename(old, exe);
+
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log("does not take parked connections over", kStartTimeout))
+        << master.log();
+    EXPECT_TRUE(ready_after_last_reload(master));
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        EXPECT_TRUE(closed_by_server(kept[i]->fd(), kWaitBound)) << "connection " << i;
+    }
+    it::fcgi::Connection fresh(socket_path());
+    EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
+    EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
+    stop_cleanly(master);
+}
+
 // Twice as many kept connections as workers, used in turn: a worker idle on one takes the
 // connection that waits and parks its own with the master, which hands it to a free worker
 // when its next request comes. Every request on every connection is answered, none of them
