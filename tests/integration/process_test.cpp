@@ -387,6 +387,16 @@ class Process : public ::testing::Test {
         return p;
     }
 
+    // A copy of the binary in the test's directory, which the test may replace (as an upgrade
+    // or a downgrade does) before a master started from it reloads.
+    std::string binary_copy() {
+        const std::string bin_dir = dir_.file("bin");
+        std::filesystem::create_directory(bin_dir);
+        const std::string exe = bin_dir + "/supportcrm-fcgi";
+        std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+        return exe;
+    }
+
     // SIGTERM, then a clean exit (status 0) with no process of its group left behind.
     void stop_cleanly(Proc& p) {
         p.signal(SIGTERM);
@@ -671,10 +681,7 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
 // the new file, while a steady stream of requests sees no failure.
 TEST_F(Process, ReloadAfterTheBinaryWasReplacedRunsTheNewOne) {
     const it::Shop shop = it::make_shop();
-    const std::string bin_dir = dir_.file("bin");
-    std::filesystem::create_directory(bin_dir);
-    const std::string exe = bin_dir + "/supportcrm-fcgi";
-    std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+    const std::string exe = binary_copy();
     Proc& master = spawn("upgrade", master_args(10), -1, "", "", exe);
     ASSERT_TRUE(ready(master));
     const pid_t master_pid = master.pid();
@@ -916,10 +923,7 @@ TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
 // idle kept connection is closed, none stays open in a master that would never watch it (nor
 // in a channel no one reads), and the new pool serves.
 TEST_F(Process, ReloadToABinaryFromBeforeParkingClosesTheKeptConnections) {
-    const std::string bin_dir = dir_.file("bin");
-    std::filesystem::create_directory(bin_dir);
-    const std::string exe = bin_dir + "/supportcrm-fcgi";
-    std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+    const std::string exe = binary_copy();
     Proc& master = spawn("downgrade", master_args(10), -1, "", "", exe);
     ASSERT_TRUE(ready(master));
     std::vector<std::unique_ptr<it::fcgi::Connection>> kept;
