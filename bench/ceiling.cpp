@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -395,12 +396,15 @@ int run_master(supportcrm::Parking& parking, const std::vector<pid_t>& children,
                const sigset_t& wanted) {
     supportcrm::Fd signals(signalfd(-1, &wanted, SFD_CLOEXEC | SFD_NONBLOCK));
     int status_code = 0;
+    auto next_expiry = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (true) {
         pollfd p[2] = {{signals.get(), POLLIN, 0}, {parking.fd(), POLLIN, 0}};
-        if (poll(p, 2, 1000) == 0) {
-            parking.expire();
-        }
+        poll(p, 2, 1000);
         parking.service();
+        if (std::chrono::steady_clock::now() >= next_expiry) {  // also under constant load
+            parking.expire();
+            next_expiry = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        }
         signalfd_siginfo info{};
         if (read(signals.get(), &info, sizeof info) != sizeof info) {
             continue;
