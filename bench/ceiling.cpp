@@ -324,28 +324,23 @@ void park(FCGX_Request& request, const supportcrm::HandoffChannel& channel) {
 bool take_next(FCGX_Request& request, const Ready& ready, int listen_fd,
                const supportcrm::HandoffChannel& channel) {
     static bool handoff_first = true;
-    const bool both = ready.handoff && ready.listener;
-    for (const bool handoff : {handoff_first, !handoff_first}) {
-        if (!(handoff ? ready.handoff : ready.listener)) {
-            continue;
-        }
-        if (both) {
-            handoff_first = !handoff;
-        }
-        if (!handoff && request.ipcFd < 0) {
-            return true;  // libfcgi accepts (EAGAIN when another worker was quicker)
-        }
-        supportcrm::Fd other =
-            handoff ? supportcrm::receive_fd(channel.pool_end())
-                    : supportcrm::Fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
-        if (!other) {
-            continue;
-        }
-        if (request.ipcFd >= 0) {
-            park(request, channel);
-        }
-        request.ipcFd = other.release();
-        request.keepConnection = 1;  // FCGX_Accept_r must not close it before reading
+    if (supportcrm::take_in_turn(handoff_first, ready.handoff, ready.listener, [&](bool handoff) {
+            if (!handoff && request.ipcFd < 0) {
+                return true;  // libfcgi accepts (EAGAIN when another worker was quicker)
+            }
+            supportcrm::Fd other =
+                handoff ? supportcrm::receive_fd(channel.pool_end())
+                        : supportcrm::Fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+            if (!other) {
+                return false;
+            }
+            if (request.ipcFd >= 0) {
+                park(request, channel);
+            }
+            request.ipcFd = other.release();
+            request.keepConnection = 1;  // FCGX_Accept_r must not close it before reading
+            return true;
+        })) {
         return true;
     }
     return ready.kept;

@@ -72,6 +72,29 @@ class HandoffChannel {
     Fd pool_;
 };
 
+// A worker's two queues of connections waiting for it: the hand-off channel's (parked
+// connections nginx sent a request on) and the listen socket's. `take(handoff)` tries to take
+// one from that queue; the ones with a connection waiting (`handoff`, `listener`) are tried
+// from `handoff_first` on, and when both wait the other comes first next time: a worker that
+// always took the hand-off first would starve the listen queue, since each connection it parks
+// with its request goes back into the hand-off. False: neither gave one.
+template <class Take>
+bool take_in_turn(bool& handoff_first, bool handoff, bool listener, Take take) {
+    const bool both = handoff && listener;
+    for (const bool from_handoff : {handoff_first, !handoff_first}) {
+        if (!(from_handoff ? handoff : listener)) {
+            continue;
+        }
+        if (both) {
+            handoff_first = !from_handoff;
+        }
+        if (take(from_handoff)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // The master's side: the parked connections, watched with one epoll set (with master_end, on
 // which they arrive) that the master's loop polls beside its readiness pipe.
 class Parking {

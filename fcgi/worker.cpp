@@ -482,20 +482,13 @@ bool take_instead(FCGX_Request& fcgi, Waiter& waiter, bool handoff, int listen_f
 bool take_next(FCGX_Request& fcgi, Waiter& waiter, const Waiter::Ready& ready, int listen_fd,
                const Channel& channel) {
     static bool handoff_first = true;
-    const bool both = ready.handoff && ready.listener;
-    for (const bool handoff : {handoff_first, !handoff_first}) {
-        if (!(handoff ? ready.handoff : ready.listener)) {
-            continue;
-        }
-        if (both) {
-            handoff_first = !handoff;  // the other queue first next time
-        }
-        if (!handoff && fcgi.ipcFd < 0) {
-            return true;  // libfcgi accepts (the socket is non-blocking: EAGAIN if another took it)
-        }
-        if (take_instead(fcgi, waiter, handoff, listen_fd, channel)) {
-            return true;
-        }
+    if (take_in_turn(handoff_first, ready.handoff, ready.listener, [&](bool handoff) {
+            if (!handoff && fcgi.ipcFd < 0) {
+                return true;  // libfcgi accepts (non-blocking socket: EAGAIN if another took it)
+            }
+            return take_instead(fcgi, waiter, handoff, listen_fd, channel);
+        })) {
+        return true;
     }
     // libfcgi reads the request from ipcFd (or nginx's close, and closes it).
     return ready.kept;

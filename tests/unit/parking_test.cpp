@@ -129,6 +129,33 @@ TEST(Parking, TheScoreboardCountsTheHandoffQueueUntilAWorkerTakesOne) {
     EXPECT_EQ(board.view().handoff_queue, 1U);
 }
 
+// The hand-off and the listen queue take turns while both have a connection waiting; a queue
+// whose connection another worker took first leaves the turn to the other.
+TEST(Parking, TheTwoQueuesTakeTurnsWhenBothWait) {
+    bool handoff_first = true;
+    std::vector<bool> tried;
+    auto take = [&tried](bool handoff) {
+        tried.push_back(handoff);
+        return true;
+    };
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, true, true, take));
+    }
+    EXPECT_EQ(tried, (std::vector<bool>{true, false, true, false}));
+    tried.clear();
+    EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, false, true, take));
+    EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, false, true, take));
+    EXPECT_EQ(tried, (std::vector<bool>{false, false})) << "only the queue with one waiting";
+    tried.clear();
+    auto handoff_taken = [&tried](bool handoff) {
+        tried.push_back(handoff);
+        return !handoff;
+    };
+    EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, true, true, handoff_taken));
+    EXPECT_EQ(tried, (std::vector<bool>{true, false}));
+    EXPECT_FALSE(supportcrm::take_in_turn(handoff_first, false, false, take));
+}
+
 TEST(Parking, DescriptorListsRoundTripAndMalformedOnesAreRefused) {
     EXPECT_EQ(supportcrm::encode_fds({3, 7, 12}), "3,7,12");
     EXPECT_EQ(supportcrm::decode_fds("3,7,12"), (std::vector<int>{3, 7, 12}));
