@@ -286,6 +286,10 @@ class Worker {
 // takes that one. So a +ka row's ratio is to a rung with the same model, and the rung's write
 // mode no longer fails requests on the close race. Without a kept connection, nothing is
 // parked: the worker polls, then accepts (the listen socket is non-blocking).
+void exit_now(int) {
+    _exit(0);
+}
+
 struct Ready {
     bool kept = false;
     bool handoff = false;
@@ -348,7 +352,10 @@ bool take_next(FCGX_Request& request, const Ready& ready, int listen_fd,
 
 int run_worker(int listen_fd, const supportcrm::HandoffChannel& channel, const Options& o) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
-    signal(SIGTERM, SIG_DFL);
+    // Not SIG_DFL: libfcgi installs its own SIGTERM handler where the default is set, which
+    // only flags a shutdown that its accept() looks at, and a worker waiting in poll() would
+    // retry forever; the master waits for its workers to exit.
+    signal(SIGTERM, exit_now);
     signal(SIGINT, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
