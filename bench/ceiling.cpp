@@ -23,10 +23,12 @@
 #include <cppconn/resultset.h>
 #include <cppconn/statement.h>
 #include <fcgiapp.h>
+#include <fcntl.h>
 #include <mysql_driver.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -35,6 +37,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +47,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "fcgi/parking.h"
 
 namespace {
 
@@ -273,26 +278,84 @@ class Worker {
 };
 
 // With nginx's keep-alive (fastcgi_keep_conn) the connection stays open after a request
-// (FCGI_KEEP_CONN): the worker waits on it and on the listening socket together and, when a
-// connection waits there first, closes the idle one and accepts (blocking, as without
-// keep-alive), the policy of the pool's workers (fcgi/worker.cpp), so that the rung with
-// keep-alive has the same model. Without a kept connection nothing changes.
-void leave_kept_for_waiting(FCGX_Request& request, int listen_fd) {
-    if (request.ipcFd < 0) {
-        return;
-    }
-    pollfd p[2] = {{request.ipcFd, POLLIN, 0}, {listen_fd, POLLIN, 0}};
-    while (poll(p, 2, -1) < 0 && errno == EINTR) {
-    }
-    if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0 && (p[1].revents & POLLIN) != 0) {
-        close(request.ipcFd);
-        request.ipcFd = -1;
-    }
+// (FCGI_KEEP_CONN), and the rung gives its idle kept connections up as the pool does
+// (fcgi/worker.cpp, fcgi/parking.h, with the same code for the hand-off): a worker waits on
+// its kept connection, the listening socket and the hand-off channel together; when a
+// connection waits in the listen queue or the master hands on a parked one with a request, it
+// parks its own with the master (never closes it under a request nginx may be sending) and
+// takes that one. So a +ka row's ratio is to a rung with the same model, and the rung's write
+// mode no longer fails requests on the close race. Without a kept connection, nothing is
+// parked: the worker polls, then accepts (the listen socket is non-blocking).
+void exit_now(int) {
+    _exit(0);
 }
 
-int run_worker(int listen_fd, const Options& o) {
+struct Ready {
+    bool kept = false;
+    bool handoff = false;
+    bool listener = false;
+};
+
+Ready wait_ready(int kept, int listen_fd, int handoff) {
+    pollfd p[3] = {{listen_fd, POLLIN, 0}, {handoff, POLLIN, 0}, {kept, POLLIN, 0}};
+    while (poll(p, kept >= 0 ? 3 : 2, -1) < 0 && errno == EINTR) {
+    }
+    Ready r;
+    r.listener = (p[0].revents & POLLIN) != 0;
+    r.handoff = (p[1].revents & POLLIN) != 0;
+    r.kept = kept >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    return r;
+}
+
+// The kept connection goes to the master (idle), straight behind the hand-off queue (nginx
+// sent its next request already), or is closed (nginx closed it): fcgi/worker.cpp's park().
+void park(FCGX_Request& request, const supportcrm::HandoffChannel& channel) {
+    const supportcrm::Pending now = supportcrm::pending(request.ipcFd);
+    if (now != supportcrm::Pending::closed) {
+        const int to =
+            now == supportcrm::Pending::request ? channel.master_end() : channel.pool_end();
+        if (!supportcrm::send_fd(to, request.ipcFd)) {
+            std::fprintf(stderr, "supportcrm-bench-ceiling[%d]: parking failed: %s\n", getpid(),
+                         std::strerror(errno));
+        }
+    }
+    close(request.ipcFd);
+    request.ipcFd = -1;
+}
+
+// Chooses the connection to serve next, in the pool's order: the hand-off and the listen
+// queue in turn when both wait, the worker's own kept connection last. False: nothing to serve.
+bool take_next(FCGX_Request& request, const Ready& ready, int listen_fd,
+               const supportcrm::HandoffChannel& channel) {
+    static bool handoff_first = true;
+    if (supportcrm::take_in_turn(handoff_first, ready.handoff, ready.listener, [&](bool handoff) {
+            if (!handoff && request.ipcFd < 0) {
+                return true;  // libfcgi accepts (EAGAIN when another worker was quicker)
+            }
+            supportcrm::Fd other =
+                handoff ? supportcrm::receive_fd(channel.pool_end())
+                        : supportcrm::Fd(accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
+            if (!other) {
+                return false;
+            }
+            if (request.ipcFd >= 0) {
+                park(request, channel);
+            }
+            request.ipcFd = other.release();
+            request.keepConnection = 1;  // FCGX_Accept_r must not close it before reading
+            return true;
+        })) {
+        return true;
+    }
+    return ready.kept;
+}
+
+int run_worker(int listen_fd, const supportcrm::HandoffChannel& channel, const Options& o) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
-    signal(SIGTERM, SIG_DFL);
+    // Not SIG_DFL: libfcgi installs its own SIGTERM handler where the default is set, which
+    // only flags a shutdown that its accept() looks at, and a worker waiting in poll() would
+    // retry forever; the master waits for its workers to exit.
+    signal(SIGTERM, exit_now);
     signal(SIGINT, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
@@ -312,14 +375,61 @@ int run_worker(int listen_fd, const Options& o) {
     FCGX_Request request;
     FCGX_InitRequest(&request, listen_fd, 0);
     while (true) {
-        leave_kept_for_waiting(request, listen_fd);
-        if (FCGX_Accept_r(&request) < 0) {
+        const Ready ready = wait_ready(request.ipcFd, listen_fd, channel.pool_end());
+        if (!take_next(request, ready, listen_fd, channel)) {
+            continue;
+        }
+        const int rc = FCGX_Accept_r(&request);
+        if (rc < 0) {
+            if (rc == -EAGAIN || rc == -EWOULDBLOCK || rc == -EINTR) {
+                continue;
+            }
             break;
         }
         worker.serve(request);
         FCGX_Finish_r(&request);
     }
     return 0;
+}
+
+// The master: the parked connections (fcgi/parking.h) and the signals, in one poll; the
+// parked ones are expired once a second.
+int run_master(supportcrm::Parking& parking, const std::vector<pid_t>& children,
+               const sigset_t& wanted) {
+    supportcrm::Fd signals(signalfd(-1, &wanted, SFD_CLOEXEC | SFD_NONBLOCK));
+    int status_code = 0;
+    auto next_expiry = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (true) {
+        pollfd p[2] = {{signals.get(), POLLIN, 0}, {parking.fd(), POLLIN, 0}};
+        poll(p, 2, 1000);
+        parking.service();
+        if (std::chrono::steady_clock::now() >= next_expiry) {  // also under constant load
+            parking.expire();
+            next_expiry = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        }
+        signalfd_siginfo info{};
+        if (read(signals.get(), &info, sizeof info) != sizeof info) {
+            continue;
+        }
+        if (info.ssi_signo == SIGCHLD) {
+            // A worker died (it printed why): a ceiling with fewer workers is no ceiling.
+            int status = 0;
+            const pid_t pid = waitpid(-1, &status, WNOHANG);
+            if (pid <= 0) {
+                continue;
+            }
+            std::fprintf(stderr, "supportcrm-bench-ceiling: worker %d ended (status %d)\n", pid,
+                         status);
+            status_code = 1;
+        }
+        break;
+    }
+    for (pid_t pid : children) {
+        kill(pid, SIGTERM);
+    }
+    while (waitpid(-1, nullptr, 0) > 0) {
+    }
+    return status_code;
 }
 
 }  // namespace
@@ -333,13 +443,17 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "supportcrm-bench-ceiling: %s\n", e.what());
         return 1;
     }
-    // The master only waits for signals; block them so sigwait() receives them.
+    // Blocked in the master (its signalfd reads them) and in each worker until it unblocks.
     sigset_t wanted;
     sigemptyset(&wanted);
     sigaddset(&wanted, SIGTERM);
     sigaddset(&wanted, SIGINT);
     sigaddset(&wanted, SIGCHLD);
     sigprocmask(SIG_BLOCK, &wanted, nullptr);
+    // Workers that lose the race for a connection go back to waiting, not into accept(2).
+    fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+    supportcrm::HandoffChannel channel;
+    supportcrm::Parking parking(channel.master_end(), {});
 
     std::vector<pid_t> children;
     for (int i = 0; i < o.workers; ++i) {
@@ -349,35 +463,14 @@ int main(int argc, char** argv) {
             return 1;
         }
         if (pid == 0) {
-            _exit(run_worker(listen_fd, o));
+            parking.close_in_child();
+            _exit(run_worker(listen_fd, channel, o));
         }
         children.push_back(pid);
     }
     std::fprintf(stderr, "supportcrm-bench-ceiling: mode %s, %d workers on %s\n", o.mode.c_str(),
                  o.workers, o.listen.c_str());
-    int status_code = 0;
-    while (true) {
-        int sig = 0;
-        sigwait(&wanted, &sig);
-        if (sig == SIGCHLD) {
-            // A worker died (it printed why): a ceiling with fewer workers is no ceiling.
-            int status = 0;
-            pid_t pid = waitpid(-1, &status, WNOHANG);
-            if (pid > 0) {
-                std::fprintf(stderr, "supportcrm-bench-ceiling: worker %d ended (status %d)\n", pid,
-                             status);
-                status_code = 1;
-                break;
-            }
-            continue;
-        }
-        break;
-    }
-    for (pid_t pid : children) {
-        kill(pid, SIGTERM);
-    }
-    while (waitpid(-1, nullptr, 0) > 0) {
-    }
+    const int status_code = run_master(parking, children, wanted);
     unlink(o.listen.c_str());
     return status_code;
 }

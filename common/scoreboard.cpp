@@ -4,9 +4,11 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -204,6 +206,16 @@ WorkerView read_slot(const WorkerSlot& s, std::size_t index, std::int64_t now_ns
     return w;
 }
 
+// The messages waiting on a SOCK_SEQPACKET unix socket: SIOCINQ sums the bytes of every queued
+// message, and each hand-off message is one byte (fcgi/parking.cpp); 0 without a socket.
+std::uint64_t queued_messages(int fd) {
+    int bytes = 0;
+    if (fd < 0 || ioctl(fd, SIOCINQ, &bytes) != 0 || bytes < 0) {
+        return 0;
+    }
+    return static_cast<std::uint64_t>(bytes);
+}
+
 }  // namespace
 
 const char* worker_state_name(WorkerState state) {
@@ -341,6 +353,8 @@ PoolView Scoreboard::view() const {
     v.max_listen_queue = header_->max_listen_queue.load(relaxed);
     v.worker_restarts = header_->worker_restarts.load(relaxed);
     v.requests_terminated = header_->requests_terminated.load(relaxed);
+    v.parked_connections = header_->parked_connections.load(relaxed);
+    v.handoff_queue = header_->handoff_held.load(relaxed) + queued_messages(handoff_fd_);
     return v;
 }
 

@@ -99,6 +99,10 @@ struct alignas(64) ScoreboardHeader {
     std::atomic<std::uint64_t> max_listen_queue;
     std::atomic<std::uint64_t> worker_restarts;      // workers that died unasked
     std::atomic<std::uint64_t> requests_terminated;  // by request-terminate-timeout
+    // nginx keep-alive (fcgi/parking.h): the idle kept connections parked with the master, and
+    // the readable ones it holds back because the hand-off queue to the pool is full.
+    std::atomic<std::uint64_t> parked_connections;
+    std::atomic<std::uint64_t> handoff_held;
     alignas(64) PoolCounters totals;
     // The per-key rate budgets of the host (common/rate_limit.h): written by every worker with
     // a CAS, never locked; zero (every bucket full) when the master maps the region.
@@ -135,6 +139,12 @@ struct PoolView {
     std::uint64_t max_listen_queue = 0;
     std::uint64_t worker_restarts = 0;
     std::uint64_t requests_terminated = 0;
+    // nginx keep-alive: idle kept connections parked with the master (no worker holds them),
+    // and kept connections with a request that wait for a free worker (the hand-off queue:
+    // what the channel holds now plus what the master holds back), the keep-alive
+    // counterpart of the listen queue.
+    std::uint64_t parked_connections = 0;
+    std::uint64_t handoff_queue = 0;
     // Flattened [route][method][status], [route][bucket] and [route].
     std::vector<std::uint64_t> requests;
     std::vector<std::uint64_t> duration_buckets;
@@ -174,6 +184,8 @@ class Scoreboard {
     // The pool's listen socket, for the live listen-queue length of /status.
     void set_listen_fd(int fd) { listen_fd_ = fd; }
     int listen_fd() const { return listen_fd_; }
+    // The pool's end of the hand-off channel (fcgi/parking.h), whose queue view() counts.
+    void set_handoff_fd(int fd) { handoff_fd_ = fd; }
 
     // --- readers (master and workers) -------------------------------------------------------
     PoolView view() const;
@@ -187,6 +199,7 @@ class Scoreboard {
     WorkerSlot* slots_ = nullptr;
     std::size_t capacity_ = 0;
     int listen_fd_ = -1;
+    int handoff_fd_ = -1;
 };
 
 // The writing side of one worker's slot: only the worker that owns the slot uses it. A worker

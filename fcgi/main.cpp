@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "fcgi/listen_socket.h"
 #include "fcgi/master.h"
+#include "fcgi/reexec.h"
 
 namespace po = boost::program_options;
 using namespace supportcrm;
@@ -13,9 +14,9 @@ using namespace supportcrm;
 int main(int argc, char** argv) {
     po::variables_map command_line;
     Config config;
-    if (std::optional<int> done =
-            daemon::start(argc, argv, {"supportcrm-fcgi", &check_listen_directory, nullptr},
-                          command_line, config)) {
+    if (std::optional<int> done = daemon::start(
+            argc, argv, {"supportcrm-fcgi", &check_listen_directory, &takes_parked_summary},
+            command_line, config)) {
         return *done;
     }
     // The master forks the workers as they are: nothing here changes user (systemd's User=

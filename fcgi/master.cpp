@@ -112,6 +112,7 @@ class Master {
         // Before any fork: every worker inherits the board and reads it for /status, /metrics.
         Scoreboard::attach(&scoreboard_);
         scoreboard_.set_listen_fd(socket_.fd());
+        scoreboard_.set_handoff_fd(channel_.pool_end());
         if (start_.handover) {
             children_.adopt(start_.handover->children);
             state_ = MasterState::reloading;  // entered (RELOADING=1) by the previous image
@@ -143,6 +144,7 @@ class Master {
         while (state_ != MasterState::stopped) {
             wait_until(next_deadline(), readiness_.read_fd(), parking_.fd());
             parking_.service();
+            publish_parking();
             read_reports();
             if (signals::child_exited) {
                 signals::child_exited = 0;
@@ -270,6 +272,13 @@ class Master {
         }
     }
 
+    // The parked connections as /status and /metrics show them (the master alone writes them).
+    void publish_parking() {
+        ScoreboardHeader& h = scoreboard_.header();
+        h.parked_connections.store(parking_.idle(), std::memory_order_relaxed);
+        h.handoff_held.store(parking_.held(), std::memory_order_relaxed);
+    }
+
     // Every second: the longest listen queue seen (maxListenQueue of /status), and
     // request-terminate-timeout: a worker busy on one request longer than that is killed
     // (SIGKILL: SIGTERM would let it finish the very request that is stuck). nginx then
@@ -277,6 +286,7 @@ class Master {
     void watch_workers() {
         next_watch_ = Clock::now() + std::chrono::seconds(1);
         parking_.expire();
+        publish_parking();
         const long queue = listen_queue_length(socket_.fd());
         auto& max_queue = scoreboard_.header().max_listen_queue;
         if (queue > 0 &&
@@ -375,11 +385,12 @@ class Master {
             log::info(std::string("SIGHUP ignored while ") + kStateNames[static_cast<int>(state_)]);
             return;
         }
-        const std::string refused = check_new_binary(executable_path(), start_.args);
-        if (!refused.empty()) {
-            log::error("reload refused, the running workers and config stay: " + refused);
+        const NewBinary next = check_new_binary(executable_path(), start_.args);
+        if (!next.refused.empty()) {
+            log::error("reload refused, the running workers and config stay: " + next.refused);
             return;
         }
+        next_takes_parked_ = next.takes_parked;
         on(MasterEvent::reload_requested);
     }
 
@@ -392,6 +403,19 @@ class Master {
         log::info("reload: re-executing " + exe);
         Handover handover{socket_.fd(),          socket_.unix_path(), children_.all(),
                           channel_.master_end(), channel_.pool_end(), parking_.fds()};
+        if (!next_takes_parked_) {
+            // A binary from before parking (a downgrade) would neither watch nor close them:
+            // they close at the exec (close-on-exec), and what the old workers park on the
+            // channel closes with it when they exit. nginx retries an idempotent request that
+            // meets such a close; this one time a POST or PATCH may fail (502).
+            log::warning("reload: " + exe +
+                         " does not take parked connections over (an older "
+                         "binary): closing " +
+                         std::to_string(parking_.count()) + " idle kept connections");
+            handover.handoff_master_end = -1;
+            handover.handoff_pool_end = -1;
+            handover.parked.clear();
+        }
         const std::string failed = reexec(exe, start_.args, handover);
         log::error("reload: " + failed + "; reloading without re-executing");
         reread_config();
@@ -450,6 +474,8 @@ class Master {
     // Idle kept connections the workers gave up (fcgi/parking.h); both survive a re-exec.
     HandoffChannel channel_;
     Parking parking_;
+    // Whether the binary the next re-exec runs takes the channel and the parked connections.
+    bool next_takes_parked_ = true;
     int spawning_slot_ = -1;
     std::set<pid_t> terminated_;  // killed for request-terminate-timeout, not yet reaped
     Clock::time_point next_watch_{};

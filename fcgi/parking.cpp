@@ -29,39 +29,59 @@ void Fd::reset() {
     }
 }
 
-bool send_fd(int channel, int fd) {
+Pending pending(int fd) {
+    char byte;
+    const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) {
+        return Pending::request;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        return Pending::nothing;
+    }
+    return Pending::closed;
+}
+
+namespace {
+
+// One hand-off message: one byte of data (a SOCK_SEQPACKET message cannot be empty) and room
+// for one descriptor. Not movable: msg points into the object itself.
+struct FdMessage {
     char byte = 'c';
     iovec iov{&byte, 1};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+
+    FdMessage() {
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+    }
+    FdMessage(const FdMessage&) = delete;
+    FdMessage& operator=(const FdMessage&) = delete;
+};
+
+}  // namespace
+
+bool send_fd(int channel, int fd) {
+    FdMessage m;
+    cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
     ssize_t n;
     do {
-        n = sendmsg(channel, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+        n = sendmsg(channel, &m.msg, MSG_DONTWAIT | MSG_NOSIGNAL);
     } while (n < 0 && errno == EINTR);
     return n == 1;
 }
 
 Fd receive_fd(int channel) {
-    char byte = 0;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
+    FdMessage m;
     ssize_t n;
     do {
-        n = recvmsg(channel, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        n = recvmsg(channel, &m.msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -70,10 +90,10 @@ Fd receive_fd(int channel) {
         return Fd();
     }
     // MSG_CTRUNC: the descriptor did not fit (the open-files limit); the kernel closed it.
-    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
+    if ((m.msg.msg_flags & MSG_CTRUNC) != 0) {
         log::error("a parked FastCGI connection was lost: no descriptor left (open-files limit)");
     }
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg); c != nullptr; c = CMSG_NXTHDR(&m.msg, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
             c->cmsg_len == CMSG_LEN(sizeof(int))) {
             int fd = -1;
@@ -101,22 +121,6 @@ bool watch(int epoll, int fd, std::uint32_t events) {
     ev.events = events;
     ev.data.fd = fd;
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) == 0;
-}
-
-// What a readable parked connection has: a request (hand it on), nginx's close (close it), or
-// nothing after all.
-enum class Peek { request, closed, nothing };
-
-Peek peek(int fd) {
-    char byte;
-    const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0) {
-        return Peek::request;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-        return Peek::nothing;
-    }
-    return Peek::closed;  // EOF, or an error such as ECONNRESET
 }
 
 }  // namespace
@@ -153,6 +157,8 @@ void Parking::forget(int fd) {
     }
     if (it->second.watched) {
         epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, fd, nullptr);
+    } else {
+        --held_;
     }
     parked_.erase(it);  // closes our copy
 }
@@ -170,6 +176,7 @@ bool Parking::hand_to_pool(Parked& p) {
     if (p.watched) {
         epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, p.fd.get(), nullptr);
         p.watched = false;
+        ++held_;
     }
     return false;
 }
@@ -179,14 +186,14 @@ void Parking::on_ready(int fd) {
     if (it == parked_.end()) {
         return;
     }
-    switch (peek(fd)) {
-        case Peek::request:
+    switch (pending(fd)) {
+        case Pending::request:
             hand_to_pool(it->second);
             break;
-        case Peek::closed:
+        case Pending::closed:
             forget(fd);  // nginx closed it: the one close that races nothing
             break;
-        case Peek::nothing:
+        case Pending::nothing:
             break;
     }
 }

@@ -38,6 +38,12 @@ class Fd {
     int fd_ = -1;
 };
 
+// What a kept connection has for its reader now, without reading it: a request, nginx's close
+// (EOF, or an error such as ECONNRESET), or nothing yet. The master asks it of a parked
+// connection that became readable, a worker of the one it is about to park.
+enum class Pending { nothing, request, closed };
+Pending pending(int fd);
+
 // Sends `fd` (SCM_RIGHTS) as one message on the unix socket `channel`, without blocking;
 // false (errno set) when it was not sent. The sender's own copy stays open.
 bool send_fd(int channel, int fd);
@@ -65,6 +71,29 @@ class HandoffChannel {
     Fd master_;
     Fd pool_;
 };
+
+// A worker's two queues of connections waiting for it: the hand-off channel's (parked
+// connections nginx sent a request on) and the listen socket's. `take(handoff)` tries to take
+// one from that queue; the ones with a connection waiting (`handoff`, `listener`) are tried
+// from `handoff_first` on, and when both wait the other comes first next time: a worker that
+// always took the hand-off first would starve the listen queue, since each connection it parks
+// with its request goes back into the hand-off. False: neither gave one.
+template <class Take>
+bool take_in_turn(bool& handoff_first, bool handoff, bool listener, Take take) {
+    const bool both = handoff && listener;
+    for (const bool from_handoff : {handoff_first, !handoff_first}) {
+        if (!(from_handoff ? handoff : listener)) {
+            continue;
+        }
+        if (both) {
+            handoff_first = !from_handoff;
+        }
+        if (take(from_handoff)) {
+            return true;
+        }
+    }
+    return false;
+}
 
 // The master's side: the parked connections, watched with one epoll set (with master_end, on
 // which they arrive) that the master's loop polls beside its readiness pipe.
@@ -94,6 +123,10 @@ class Parking {
     // The parked connections, for the re-exec handover.
     std::vector<int> fds() const;
     std::size_t count() const { return parked_.size(); }
+    // Readable ones held back because the pool's hand-off queue was full (/status counts them
+    // in its handoffQueue), and the others: idle, watched (its parkedConnections).
+    std::size_t held() const { return held_; }
+    std::size_t idle() const { return parked_.size() - held_; }
 
   private:
     struct Parked {
@@ -109,6 +142,7 @@ class Parking {
     int master_end_;
     Fd epoll_;
     std::map<int, Parked> parked_;
+    std::size_t held_ = 0;  // entries with watched false
 };
 
 // The handover format of a list of descriptors ("3,7,9"), and back (throws

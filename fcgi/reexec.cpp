@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -156,53 +157,73 @@ std::string executable_path() {
     return path;
 }
 
-std::string check_new_binary(const std::string& exe, const std::vector<std::string>& args) {
+std::string takes_parked_summary(const Config&) {
+    return kTakesParkedMarker;
+}
+
+namespace {
+
+// Everything `fd` gives until its end (the child's summary line: a few hundred bytes).
+std::string read_all(int fd) {
+    std::string out;
+    char buf[1024];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        out.append(buf, static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    }
+    return out;
+}
+
+}  // namespace
+
+NewBinary check_new_binary(const std::string& exe, const std::vector<std::string>& args) {
     std::vector<std::string> argv = args;
     argv.push_back("--test-config");
     std::vector<char*> c_argv = c_strings(argv);
-    const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        return {std::string("pipe: ") + std::strerror(errno)};
+    }
+    Fd summary(out[0]);
+    Fd child_end(out[1]);
     const pid_t pid = fork();
     if (pid < 0) {
-        const int err = errno;
-        if (null_fd >= 0) {
-            close(null_fd);
-        }
-        return std::string("fork: ") + std::strerror(err);
+        return {std::string("fork: ") + std::strerror(errno)};
     }
     if (pid == 0) {
-        if (null_fd >= 0) {
-            dup2(null_fd, 1);  // the summary; a complaint goes to stderr, the journal
-        }
+        dup2(child_end.get(), 1);  // the summary; a complaint goes to stderr, the journal
         execv(exe.c_str(), c_argv.data());
         _exit(127);
     }
-    if (null_fd >= 0) {
-        close(null_fd);
-    }
+    child_end.reset();
+    fcntl(summary.get(), F_SETFL, O_NONBLOCK);
+    std::string said;
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     pid_t done;
     while ((done = waitpid(pid, &status, WNOHANG)) == 0) {
+        said += read_all(summary.get());
         if (std::chrono::steady_clock::now() >= deadline) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
-            return exe + " --test-config did not finish within 10 s";
+            return {exe + " --test-config did not finish within 10 s"};
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (done < 0) {
-        return std::string("waitpid: ") + std::strerror(errno);
+        return {std::string("waitpid: ") + std::strerror(errno)};
     }
+    said += read_all(summary.get());
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        return "";
+        return {"", said.find(kTakesParkedMarker) != std::string::npos};
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-        return "cannot execute " + exe;
+        return {"cannot execute " + exe};
     }
-    return exe + " --test-config failed (" +
-           (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                              : "signal " + std::to_string(WTERMSIG(status))) +
-           ")";
+    return {exe + " --test-config failed (" +
+            (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                               : "signal " + std::to_string(WTERMSIG(status))) +
+            ")"};
 }
 
 std::string reexec(const std::string& exe, const std::vector<std::string>& args,

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/config.h"
 #include "fcgi/children.h"
 
 namespace supportcrm {
@@ -41,10 +42,21 @@ std::optional<Handover> take_handover();
 // without the " (deleted)" a replaced file shows): where the new binary is after an upgrade.
 std::string executable_path();
 
+// What --test-config adds to its summary line: this binary adopts the hand-off channel and the
+// parked connections (SUPPORTCRM_HANDOFF_FDS, SUPPORTCRM_PARKED_FDS). A binary from before
+// parking does not say it, and is not handed them (check_new_binary).
+constexpr char kTakesParkedMarker[] = " handover=parked-connections";
+std::string takes_parked_summary(const Config& config);
+
+struct NewBinary {
+    std::string refused;        // "" when it accepts the config, else why not
+    bool takes_parked = false;  // its summary carries kTakesParkedMarker
+};
+
 // Runs `exe args... --test-config` and waits (at most 10 s): the new binary's own verdict on
-// the config before the master becomes it. "" when it accepts, else why not (its message
-// went to stderr, i.e. the journal).
-std::string check_new_binary(const std::string& exe, const std::vector<std::string>& args);
+// the config before the master becomes it (a refusal's message went to stderr, i.e. the
+// journal), and whether it takes parked connections over (its summary line on stdout).
+NewBinary check_new_binary(const std::string& exe, const std::vector<std::string>& args);
 
 // execve(exe, args) with the handover in the environment; returns only on failure, with the
 // error (the fds' close-on-exec flags and the environment are as they were).

@@ -427,19 +427,6 @@ struct Channel {
     int queue;
 };
 
-// What the kept connection has for us now, without reading it.
-enum class Pending { nothing, request, closed };
-
-Pending pending(int fd) {
-    char byte;
-    const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0) {
-        return Pending::request;
-    }
-    return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ? Pending::closed
-                                                                                 : Pending::nothing;
-}
-
 // The worker's kept connection goes to the master, which watches it until nginx sends the next
 // request on it (then a free worker gets it) or closes it; one with a request already waiting
 // is queued for the pool at once, and one nginx has closed is closed. Never closed under nginx:
@@ -495,20 +482,13 @@ bool take_instead(FCGX_Request& fcgi, Waiter& waiter, bool handoff, int listen_f
 bool take_next(FCGX_Request& fcgi, Waiter& waiter, const Waiter::Ready& ready, int listen_fd,
                const Channel& channel) {
     static bool handoff_first = true;
-    const bool both = ready.handoff && ready.listener;
-    for (const bool handoff : {handoff_first, !handoff_first}) {
-        if (!(handoff ? ready.handoff : ready.listener)) {
-            continue;
-        }
-        if (both) {
-            handoff_first = !handoff;  // the other queue first next time
-        }
-        if (!handoff && fcgi.ipcFd < 0) {
-            return true;  // libfcgi accepts (the socket is non-blocking: EAGAIN if another took it)
-        }
-        if (take_instead(fcgi, waiter, handoff, listen_fd, channel)) {
-            return true;
-        }
+    if (take_in_turn(handoff_first, ready.handoff, ready.listener, [&](bool handoff) {
+            if (!handoff && fcgi.ipcFd < 0) {
+                return true;  // libfcgi accepts (non-blocking socket: EAGAIN if another took it)
+            }
+            return take_instead(fcgi, waiter, handoff, listen_fd, channel);
+        })) {
+        return true;
     }
     // libfcgi reads the request from ipcFd (or nginx's close, and closes it).
     return ready.kept;

@@ -185,6 +185,12 @@ Response get_pool_metrics(HandlerContext& ctx) {
           "Longest accept queue the master has seen (sampled every second).",
           static_cast<std::int64_t>(std::max<std::uint64_t>(
               v.max_listen_queue, queue < 0 ? 0 : static_cast<std::uint64_t>(queue))));
+    gauge(out, "supportcrm_parked_connections",
+          "Idle nginx keep-alive connections parked with the master (no worker holds them).",
+          static_cast<std::int64_t>(v.parked_connections));
+    gauge(out, "supportcrm_handoff_queue",
+          "Kept connections with a request waiting for a free worker now (the hand-off queue).",
+          static_cast<std::int64_t>(v.handoff_queue));
     gauge(out, "supportcrm_start_time_seconds",
           "When the master started (or last re-executed), in seconds since the epoch.",
           v.started_ms / 1000);

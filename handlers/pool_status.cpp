@@ -80,6 +80,11 @@ Response get_pool_status(HandlerContext& ctx) {
         view.max_listen_queue, queue < 0 ? 0 : static_cast<std::uint64_t>(queue));
     out.field("maxListenQueue", static_cast<unsigned long long>(max_queue));
     out.field("slowRequests", static_cast<unsigned long long>(view.slow));
+    // nginx keep-alive: idle kept connections wait with the master, not in a worker (which
+    // shows idle while it waits on its own), and a kept connection with a request waits in the
+    // hand-off queue for a free worker, as a new one waits in the listen queue.
+    out.field("parkedConnections", static_cast<unsigned long long>(view.parked_connections));
+    out.field("handoffQueue", static_cast<unsigned long long>(view.handoff_queue));
     out.key("workers").begin_object();
     out.field("total", workers.busy + workers.idle + workers.waiting);
     out.field("busy", workers.busy);

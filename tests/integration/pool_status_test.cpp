@@ -185,12 +185,15 @@ std::vector<std::future<HttpResponse>> hold_workers(const it::tickets::World& wo
 TEST(PoolStatus, HasThePhpFpmFieldsAndBusyPlusIdleIsTotal) {
     const it::OneHostOnly one_pool;
     const Json::Value s = status(true);
-    for (const char* field : {"startedAt", "acceptedRequests", "listenQueue", "maxListenQueue",
-                              "slowRequests", "workers", "workerList"}) {
+    for (const char* field :
+         {"startedAt", "acceptedRequests", "listenQueue", "maxListenQueue", "slowRequests",
+          "parkedConnections", "handoffQueue", "workers", "workerList"}) {
         EXPECT_TRUE(s.isMember(field)) << field;
     }
     EXPECT_TRUE(it::parse_utc_millis(s["startedAt"].asString())) << s["startedAt"];
     EXPECT_TRUE(it::is_json_integer(s["listenQueue"])) << "the kernel tells it for a unix socket";
+    EXPECT_TRUE(it::is_json_integer(s["parkedConnections"])) << "0 without keep-alive";
+    EXPECT_TRUE(it::is_json_integer(s["handoffQueue"]));
     const Json::Value& w = s["workers"];
     EXPECT_EQ(w["busy"].asUInt() + w["idle"].asUInt(), w["total"].asUInt());
     EXPECT_GE(w["busy"].asUInt(), 1U) << "the worker answering is busy";
@@ -251,7 +254,8 @@ TEST(PoolMetrics, PromtoolAcceptsThemAndTheRequiredFamiliesAreThere) {
          {"# TYPE supportcrm_requests_total counter",
           "# TYPE supportcrm_request_duration_seconds histogram",
           "# TYPE supportcrm_db_errors_total counter", "# TYPE supportcrm_workers gauge",
-          "supportcrm_workers{state=\"busy\"}", "supportcrm_workers{state=\"idle\"}"}) {
+          "supportcrm_workers{state=\"busy\"}", "supportcrm_workers{state=\"idle\"}",
+          "# TYPE supportcrm_parked_connections gauge", "# TYPE supportcrm_handoff_queue gauge"}) {
         EXPECT_NE(r.body.find(family), std::string::npos) << family << "\n" << r.body;
     }
     const std::string file = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +

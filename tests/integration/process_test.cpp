@@ -387,6 +387,16 @@ class Process : public ::testing::Test {
         return p;
     }
 
+    // A copy of the binary in the test's directory, which the test may replace (as an upgrade
+    // or a downgrade does) before a master started from it reloads.
+    std::string binary_copy() {
+        const std::string bin_dir = dir_.file("bin");
+        std::filesystem::create_directory(bin_dir);
+        const std::string exe = bin_dir + "/supportcrm-fcgi";
+        std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+        return exe;
+    }
+
     // SIGTERM, then a clean exit (status 0) with no process of its group left behind.
     void stop_cleanly(Proc& p) {
         p.signal(SIGTERM);
@@ -671,10 +681,7 @@ TEST_F(Process, ReloadWhoseWorkersCannotConnectIsAbandonedAndTheOldOnesServe) {
 // the new file, while a steady stream of requests sees no failure.
 TEST_F(Process, ReloadAfterTheBinaryWasReplacedRunsTheNewOne) {
     const it::Shop shop = it::make_shop();
-    const std::string bin_dir = dir_.file("bin");
-    std::filesystem::create_directory(bin_dir);
-    const std::string exe = bin_dir + "/supportcrm-fcgi";
-    std::filesystem::copy_file(it::proc::fcgi_binary(), exe);
+    const std::string exe = binary_copy();
     Proc& master = spawn("upgrade", master_args(10), -1, "", "", exe);
     ASSERT_TRUE(ready(master));
     const pid_t master_pid = master.pid();
@@ -951,6 +958,47 @@ TEST_F(Process, ReloadKeepsIdleKeptConnectionsForTheNewPool) {
     stop_cleanly(master);
 }
 
+// A downgrade across a reload: the binary now at the master's path is one from before parking
+// (a script here that passes --test-config without the summary's handover marker and runs the
+// real binary without SUPPORTCRM_PARKED_FDS and SUPPORTCRM_HANDOFF_FDS, as such a binary would
+// ignore them). The master hands it neither the channel nor the parked connections: every
+// idle kept connection is closed, none stays open in a master that would never watch it (nor
+// in a channel no one reads), and the new pool serves.
+TEST_F(Process, ReloadToABinaryFromBeforeParkingClosesTheKeptConnections) {
+    const std::string exe = binary_copy();
+    Proc& master = spawn("downgrade", master_args(10), -1, "", "", exe);
+    ASSERT_TRUE(ready(master));
+    std::vector<std::unique_ptr<it::fcgi::Connection>> kept;
+    for (int i = 0; i < 3; ++i) {  // one more than the workers: one is parked with the master
+        kept.push_back(std::make_unique<it::fcgi::Connection>(socket_path()));
+        ASSERT_TRUE(answered(on_kept(*kept.back(), get("/healthz")), 200));
+    }
+    const std::string old = exe + ".old";
+    std::ofstream(old) << "#!/bin/sh\n"
+                       << "for a; do\n"
+                       << "  [ \"$a\" = --test-config ] && echo 'supportcrm-fcgi: configuration OK'"
+                       << " && exit 0\n"
+                       << "done\n"
+                       << "unset SUPPORTCRM_PARKED_FDS SUPPORTCRM_HANDOFF_FDS\n"
+                       << "exec " << it::proc::fcgi_binary() << " \"$@\"\n";
+    std::filesystem::permissions(old, std::filesystem::perms::owner_all |
+                                          std::filesystem::perms::group_read |
+                                          std::filesystem::perms::group_exec);
+    std::filesystem::rename(old, exe);
+
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log("does not take parked connections over", kStartTimeout))
+        << master.log();
+    EXPECT_TRUE(ready_after_last_reload(master));
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        EXPECT_TRUE(closed_by_server(kept[i]->fd(), kWaitBound)) << "connection " << i;
+    }
+    it::fcgi::Connection fresh(socket_path());
+    EXPECT_TRUE(answered(on_kept(fresh, get("/healthz")), 200));
+    EXPECT_EQ(it::proc::count(master.log(), "killed by signal"), 0u);
+    stop_cleanly(master);
+}
+
 // Twice as many kept connections as workers, used in turn: a worker idle on one takes the
 // connection that waits and parks its own with the master, which hands it to a free worker
 // when its next request comes. Every request on every connection is answered, none of them
@@ -971,6 +1019,45 @@ TEST_F(Process, IdleKeptConnectionsAreParkedNotClosedWhenAnotherWaits) {
     const std::string log = master.log();
     EXPECT_EQ(it::proc::count(log, "closing it"), 0u) << log;
     EXPECT_EQ(it::proc::count(log, "killed by signal"), 0u);
+    stop_cleanly(master);
+}
+
+// The scoreboard with kept connections (issue 31): four idle kept connections on two workers are
+// idle, not busy; the ones no worker waits on show as parked with the master (at least two:
+// a worker holds at most one), and nothing waits in the hand-off queue. (/metrics reads the
+// same two numbers: PoolMetrics.PromtoolAccepts... checks its families on the stack; this
+// client takes JSON answers only.)
+TEST_F(Process, StatusShowsIdleKeptConnectionsParkedAndNoWorkerBusyOnThem) {
+    Proc& master = start_master("status-kept", 10);
+    ASSERT_FALSE(HasFailure());
+    std::vector<std::unique_ptr<it::fcgi::Connection>> connections;
+    for (int i = 0; i < 4; ++i) {
+        connections.push_back(std::make_unique<it::fcgi::Connection>(socket_path()));
+        ASSERT_TRUE(answered(on_kept(*connections.back(), get("/healthz")), 200));
+    }
+    // The master takes what a worker parks in its own loop: wait for it to count them.
+    Json::Value status;
+    const auto deadline = Clock::now() + kWaitBound;
+    while (true) {
+        const it::fcgi::Response r = it::fcgi::request(socket_path(), get("/status"));
+        ASSERT_TRUE(answered(r, 200));
+        status = it::parse_json(r.body);
+        if (status["parkedConnections"].asUInt() >= 2 || Clock::now() >= deadline) {
+            break;
+        }
+        std::this_thread::sleep_for(Millis(20));
+    }
+    EXPECT_GE(status["parkedConnections"].asUInt(), 2U) << status;
+    EXPECT_LE(status["parkedConnections"].asUInt(), 4U) << status;
+    EXPECT_EQ(status["handoffQueue"].asUInt(), 0U) << status;
+    EXPECT_EQ(status["workers"]["busy"].asUInt(), 1U) << "only the one answering: " << status;
+    EXPECT_EQ(status["workers"]["idle"].asUInt(), 1U) << status;
+
+    // Every one still serves its next request.
+    for (auto& c : connections) {
+        EXPECT_TRUE(answered(on_kept(*c, get("/healthz")), 200));
+    }
+    EXPECT_EQ(it::proc::count(master.log(), "closing it"), 0u);
     stop_cleanly(master);
 }
 

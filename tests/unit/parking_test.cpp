@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/scoreboard.h"
+
 namespace {
 
 using supportcrm::Fd;
@@ -90,6 +92,68 @@ TEST(Parking, ManyConnectionsWithARequestWaitForTheWorkers) {
         ++taken;
     }
     EXPECT_EQ(taken, cs.size());
+}
+
+TEST(Parking, PendingTellsARequestFromNginxsCloseWithoutReadingIt) {
+    using supportcrm::Pending;
+    Connection idle, asked, closed;
+    EXPECT_EQ(supportcrm::pending(idle.pool.get()), Pending::nothing);
+    ASSERT_EQ(write(asked.nginx.get(), "r", 1), 1);
+    EXPECT_EQ(supportcrm::pending(asked.pool.get()), Pending::request);
+    EXPECT_EQ(supportcrm::pending(asked.pool.get()), Pending::request) << "peeked, not read";
+    closed.nginx.reset();
+    EXPECT_EQ(supportcrm::pending(closed.pool.get()), Pending::closed);
+}
+
+// What /status and /metrics show (parkedConnections, handoffQueue): the idle parked ones, and
+// the ones with a request that wait in the channel until a worker takes them.
+TEST(Parking, TheScoreboardCountsTheHandoffQueueUntilAWorkerTakesOne) {
+    HandoffChannel channel;
+    Parking parking(channel.master_end(), {});
+    supportcrm::Scoreboard board(4);
+    board.set_handoff_fd(channel.pool_end());
+    std::vector<Connection> cs(3);
+    for (Connection& c : cs) {
+        park(channel, c);
+    }
+    parking.service();
+    EXPECT_EQ(parking.idle(), 3U);
+    EXPECT_EQ(parking.held(), 0U);
+    EXPECT_EQ(board.view().handoff_queue, 0U);
+    ASSERT_EQ(write(cs[0].nginx.get(), "r", 1), 1);
+    ASSERT_EQ(write(cs[1].nginx.get(), "r", 1), 1);
+    parking.service();
+    EXPECT_EQ(parking.idle(), 1U);
+    EXPECT_EQ(board.view().handoff_queue, 2U);
+    ASSERT_TRUE(supportcrm::receive_fd(channel.pool_end()));
+    EXPECT_EQ(board.view().handoff_queue, 1U);
+}
+
+// The hand-off and the listen queue take turns while both have a connection waiting; a queue
+// whose connection another worker took first leaves the turn to the other.
+TEST(Parking, TheTwoQueuesTakeTurnsWhenBothWait) {
+    bool handoff_first = true;
+    std::vector<bool> tried;
+    auto take = [&tried](bool handoff) {
+        tried.push_back(handoff);
+        return true;
+    };
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, true, true, take));
+    }
+    EXPECT_EQ(tried, (std::vector<bool>{true, false, true, false}));
+    tried.clear();
+    EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, false, true, take));
+    EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, false, true, take));
+    EXPECT_EQ(tried, (std::vector<bool>{false, false})) << "only the queue with one waiting";
+    tried.clear();
+    auto handoff_taken = [&tried](bool handoff) {
+        tried.push_back(handoff);
+        return !handoff;
+    };
+    EXPECT_TRUE(supportcrm::take_in_turn(handoff_first, true, true, handoff_taken));
+    EXPECT_EQ(tried, (std::vector<bool>{true, false}));
+    EXPECT_FALSE(supportcrm::take_in_turn(handoff_first, false, false, take));
 }
 
 TEST(Parking, DescriptorListsRoundTripAndMalformedOnesAreRefused) {
