@@ -144,6 +144,13 @@ namespace sql_text {
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
       "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
       "ON DUPLICATE KEY UPDATE in_comments = 1")                                                   \
+    /* The same, and the ticket's list of known comment words (sql/016: the row with word '') */ \
+    /* rewritten (binds ticket, shop, the words, ticket, shop, the new list). */                 \
+    S(ticket_words_add_comment_known,                                                              \
+      "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, known_words) "       \
+      "SELECT ?, q.w, ?, 1, NULL FROM " SUPPORTCRM_JSON_WORDS("?") " q "                           \
+      "UNION ALL SELECT ?, '', ?, 1, ? "                                                           \
+      "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words)")                \
     S(ticket_words_add_name,                                                                       \
       "INSERT IGNORE INTO ticket_words (conversation_id, word, shop_id) "                          \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
