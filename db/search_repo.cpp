@@ -39,13 +39,16 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
         add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, fresh);
         return;
     }
+    // Words and the list hold only letters, digits and spaces: no JSON escaping needed.
+    std::string rows = "[";
+    for (const std::string& w : fresh) {
+        rows.append("{\"w\":\"").append(w).append("\"},");
+    }
+    rows.append("{\"w\":\"\",\"k\":\"").append(*list).append("\"}]");
     db.run(Stmt::ticket_words_add_comment_known, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, ticket_id);
         st.setUInt64(2, shop_id);
-        st.setString(3, words::json_array(fresh));
-        st.setUInt64(4, ticket_id);
-        st.setUInt64(5, shop_id);
-        st.setString(6, *list);
+        st.setString(3, rows);
         st.executeUpdate();
     });
 }
