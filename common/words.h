@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,8 +38,19 @@ std::vector<std::string> query(std::string_view q);
 std::string json_array(const std::vector<std::string>& words);
 
 // A ticket's list of words known to have their comment rows (sql/016, ticket_words.known_words):
-// distinct words separated by one space, appended by the comments that write them. It never
-// grows past this many bytes (then its words stay known, the others are written each time).
+// distinct words, sorted as distinct() sorts them, separated by one space. It never grows
+// past this many bytes (a longer list is not rewritten: its words stay known, others are
+// written each time).
 constexpr std::size_t kKnownBytes = 2048;
+
+// The words of `sorted` (distinct() of a text) that the list `known` lacks: what a comment
+// must write. Exact: a word is left out only when it is in the list, never by a hash.
+std::vector<std::string> missing_from(std::string_view known,
+                                      const std::vector<std::string>& sorted);
+
+// `known` with `fresh` (sorted, none of them in it) merged in, or nothing when the result
+// would be longer than kKnownBytes.
+std::optional<std::string> merge_known(std::string_view known,
+                                       const std::vector<std::string>& fresh);
 
 }  // namespace supportcrm::words

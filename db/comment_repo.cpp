@@ -75,8 +75,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
-    const std::string checked = comment_words_json(c.text);
-    std::string missing;  // of those, the ones the ticket's known list lacks (sql/016)
+    std::string known;  // the ticket's known comment words (sql/016), read under its lock
     AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
@@ -89,7 +88,6 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         st.setString(9, c.tags_json);
         st.setString(10, timeutil::format_db(c.created_at));
         st.setUInt64(11, ticket_id);
-        st.setString(12, checked);
         ResultSetPtr rs(st.executeQuery());
         if (!rs->next()) {
             throw std::logic_error("message insert returned no row for a locked ticket");
@@ -100,10 +98,12 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         row.channel = rs->getString(channel);
         row.shop_id = rs->getUInt64(shop_id);
         row.reopened_from = reopened_from(*rs, token);
-        missing = rs->getString(missing_words);
+        if (!rs->isNull(known_words)) {
+            known = rs->getString(known_words);
+        }
         return row;
     });
-    index_comment_words(db, added.shop_id, ticket_id, c.text, checked, missing);  // E10
+    index_comment_words(db, added.shop_id, ticket_id, c.text, known);  // found once committed
     tx.commit();
     return added;
 }

@@ -4,7 +4,6 @@
 
 #include "db/auth_sql.h"
 #include "db/columns.h"
-#include "db/search_sql.h"
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
@@ -48,9 +47,7 @@ namespace sql_text {
     /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
     /* transaction committed last. The update also checks the key and its shop (matched rows */    \
     /* are counted: CLIENT_FOUND_ROWS), so the insert can take the channel from the locked row. */ \
-    /* The insert returns the ticket's shop, the status the touch reopened and, of the */        \
-    /* comment's words (bound last, a JSON array), those its ticket's known list lacks */         \
-    /* (sql/016; '' when none: the list is read here, under the ticket's row lock). Its */       \
+    /* The insert returns the ticket's shop and the status the touch reopened. Its */            \
     /* expressions have short aliases: Connector/C++ upper-cases every column name of every */     \
     /* result, a long expression costs (the shop_id subquery's ~1,700 instructions a comment). */  \
     /* The ticket's customer is changed too (attach_seq, sql/011) and must not be erased: a */    \
@@ -85,11 +82,8 @@ namespace sql_text {
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
-      "@supportcrm_reopened AS reop, "                                                             \
-      "(SELECT IFNULL(GROUP_CONCAT(q.w SEPARATOR ' '), '') FROM " SUPPORTCRM_JSON_WORDS("?") " q "  \
-      "WHERE NOT EXISTS (SELECT 1 FROM ticket_words k WHERE "                                      \
-      "k.conversation_id = messages.conversation_id AND k.word = '' "                              \
-      "AND LOCATE(CONCAT(' ', q.w, ' '), CONCAT(' ', k.known_words, ' ')) > 0)) AS kw")            \
+      "@supportcrm_reopened AS reop, (SELECT k.known_words FROM ticket_words k "                   \
+      "WHERE k.conversation_id = messages.conversation_id AND k.word = '') AS kw")                 \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
@@ -128,8 +122,8 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, missing_words = 5;
-static_assert(missing_words == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, known_words = 5;
+static_assert(known_words == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 namespace comments_of_ticket {
 constexpr ColumnRun customer{1, kPersonColumns};

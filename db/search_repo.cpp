@@ -28,42 +28,23 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
 
 }  // namespace
 
-std::string comment_words_json(std::string_view text) {
-    const std::string json = words::json_array(words::distinct({text}));
-    // The list's check joins the missing words with GROUP_CONCAT (group_concat_max_len,
-    // 1 MiB by default, would cut more): a comment of more words is checked as "none listed".
-    constexpr std::size_t kMaxChecked = 64 * 1024;
-    return json.size() <= kMaxChecked ? json : "[]";
-}
-
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::string_view text, const std::string& checked_json,
-                         std::string_view missing) {
-    if (checked_json == "[]") {  // nothing checked: every word is written
-        add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, words::distinct({text}));
-        return;
+                         std::string_view text, std::string_view known) {
+    const std::vector<std::string> fresh = words::missing_from(known, words::distinct({text}));
+    if (fresh.empty()) {
+        return;  // every word has its row: no statement
     }
-    if (missing.empty()) {
-        return;  // every word is on the list, so has its row: no statement
-    }
-    std::vector<std::string> fresh;
-    for (std::size_t at = 0; at <= missing.size();) {
-        const std::size_t end = std::min(missing.find(' ', at), missing.size());
-        if (end > at) {
-            fresh.emplace_back(missing.substr(at, end - at));
-        }
-        at = end + 1;
-    }
-    if (missing.size() > words::kKnownBytes) {  // more than a list holds: words alone
+    const std::optional<std::string> list = words::merge_known(known, fresh);
+    if (!list) {  // the list is full: it stays as it is, the words are written each time
         add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, fresh);
         return;
     }
-    // Words hold only letters and digits, the list adds spaces: no JSON escaping needed.
+    // Words and the list hold only letters, digits and spaces: no JSON escaping needed.
     std::string rows = "[";
     for (const std::string& w : fresh) {
         rows.append("{\"w\":\"").append(w).append("\"},");
     }
-    rows.append("{\"w\":\"\",\"k\":\"").append(missing).append("\"}]");
+    rows.append("{\"w\":\"\",\"k\":\"").append(*list).append("\"}]");
     db.run(Stmt::ticket_words_add_comment_known, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, ticket_id);
         st.setUInt64(2, shop_id);

@@ -16,15 +16,11 @@ namespace supportcrm {
 
 // --- Writes: each in the caller's transaction, with the write of the text itself ------------
 
-// A new comment's words, as message_insert checks them against its ticket's known list
-// (sql/016): a JSON array, "[]" for a comment of too many words to check (each is then written).
-std::string comment_words_json(std::string_view text);
-// A new comment's words join its ticket's: `missing` holds those of checked_json the list lacks
-// (space-separated, as message_insert's RETURNING read them under the ticket's row lock); they
-// are written and appended to the list (up to common/words.h's kKnownBytes).
+// A new comment's words join its ticket's: those missing from `known` (the ticket's list of
+// words that have their rows, sql/016, as message_insert read it under the ticket's lock) are
+// written, and the list grows by them (common/words.h, kKnownBytes).
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::string_view text, const std::string& checked_json,
-                         std::string_view missing);
+                         std::string_view text, std::string_view known);
 // A ticket's name, new (created = true: there is nothing to drop) or changed: the words only
 // the old name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
