@@ -15,6 +15,8 @@
 -- row (it is written in the transaction that writes the words, and rows with in_comments 1 go
 -- only with an erasure, which deletes this row with the others); a word it lacks is written
 -- (INSERT ... ON DUPLICATE KEY UPDATE, as before). So a stale or missing list (tickets from
--- before this migration, a list at its size limit, 2,048 bytes) costs writes, never a word.
+-- before this migration, a list at the service's size limit) costs writes, never a word. The
+-- service stops a list at 1,024 bytes (common/words.h, kKnownBytes: each comment reads it back);
+-- the column leaves room to raise that.
 -- Instant on MariaDB 10.3+ (a nullable column at the end: no table rebuild).
 ALTER TABLE ticket_words ADD COLUMN IF NOT EXISTS known_words VARBINARY(2048) NULL;

@@ -468,7 +468,7 @@ std::vector<std::string> known_words(it::Db& db, const std::string& ticket) {
 }
 
 // What makes skipping a listed word safe: every word of the list has its comment row, and the
-// list is sorted, distinct and within its size limit (common/words.h, kKnownBytes: 2,048).
+// list is sorted, distinct and within its size limit (common/words.h, kKnownBytes: 1,024).
 void expect_known_words_have_rows(it::Db& db, const std::string& ticket) {
     const std::vector<std::string> known = known_words(db, ticket);
     std::size_t bytes = 0;
@@ -481,7 +481,7 @@ void expect_known_words_have_rows(it::Db& db, const std::string& ticket) {
                   1)
             << known[i];
     }
-    EXPECT_LE(bytes, 2048u);
+    EXPECT_LE(bytes, 1024u);
 }
 
 // Comment n's k-th word (n, k < 26), unique to the test run: letters and digits only.
@@ -495,7 +495,7 @@ std::string nth_word(const std::string& tag, int n, int k) {
 TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
     const World w = it::tickets::make_world();
     const std::string tag = unique_word("kw");  // ~20 characters: 12 words a comment fill the
-    const std::string t = it::tickets::create_ticket_id(w);  // 2,048 bytes after ~8 comments
+    const std::string t = it::tickets::create_ticket_id(w);  // 1,024 bytes after ~4 comments
     const auto text = [&](int n) {
         std::string out = "shared" + tag;  // a word every comment repeats
         for (int k = 0; k < 12; ++k) {
