@@ -157,4 +157,74 @@ std::string json_array(const std::vector<std::string>& words) {
     return out;
 }
 
+namespace {
+
+// The words of a known list in order (split at each space; empty parts skipped). A word is
+// never empty, so an empty current() means the list is done.
+class KnownWords {
+  public:
+    explicit KnownWords(std::string_view list) : rest_(list) { advance(); }
+    bool done() const { return current_.empty(); }
+    std::string_view current() const { return current_; }
+    void advance() {
+        current_ = {};
+        while (!rest_.empty() && current_.empty()) {
+            const std::size_t end = std::min(rest_.find(' '), rest_.size());
+            current_ = rest_.substr(0, end);
+            rest_.remove_prefix(std::min(end + 1, rest_.size()));
+        }
+    }
+
+  private:
+    std::string_view rest_;
+    std::string_view current_;
+};
+
+}  // namespace
+
+std::vector<std::string> missing_from(std::string_view known,
+                                      const std::vector<std::string>& sorted) {
+    std::vector<std::string> out;
+    KnownWords k(known);
+    for (const std::string& w : sorted) {  // both sorted: one walk
+        while (!k.done() && k.current() < w) {
+            k.advance();
+        }
+        if (k.done() || k.current() != w) {
+            out.push_back(w);
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> merge_known(std::string_view known,
+                                       const std::vector<std::string>& fresh) {
+    std::size_t bytes = known.size();
+    for (const std::string& w : fresh) {
+        bytes += w.size() + 1;
+    }
+    if (bytes > kKnownBytes) {
+        return std::nullopt;
+    }
+    std::string out;
+    out.reserve(bytes);
+    const auto put = [&out](std::string_view w) {
+        if (!out.empty()) {
+            out.push_back(' ');
+        }
+        out.append(w);
+    };
+    KnownWords k(known);
+    for (const std::string& w : fresh) {
+        for (; !k.done() && k.current() < w; k.advance()) {
+            put(k.current());
+        }
+        put(w);
+    }
+    for (; !k.done(); k.advance()) {
+        put(k.current());
+    }
+    return out;
+}
+
 }  // namespace supportcrm::words

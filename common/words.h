@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +36,22 @@ std::vector<std::string> query(std::string_view q);
 // A JSON array of words (which hold only letters and digits: no escaping needed), the form the
 // statements read them in (JSON_TABLE).
 std::string json_array(const std::vector<std::string>& words);
+
+// A ticket's list of words known to have their comment rows (sql/016, ticket_words.known_words):
+// distinct words, sorted as distinct() sorts them, separated by one space. It never grows
+// past this many bytes (a longer list is not rewritten: its words stay known, others are
+// written each time). Every comment reads the list back: at 2,048 bytes a full one cost the
+// worker ~35,000 instructions a comment (callgrind, S5), so half of that, ~130 words.
+constexpr std::size_t kKnownBytes = 1024;
+
+// The words of `sorted` (distinct() of a text) that the list `known` lacks: what a comment
+// must write. Exact: a word is left out only when it is in the list, never by a hash.
+std::vector<std::string> missing_from(std::string_view known,
+                                      const std::vector<std::string>& sorted);
+
+// `known` with `fresh` (sorted, none of them in it) merged in, or nothing when the result
+// would be longer than kKnownBytes.
+std::optional<std::string> merge_known(std::string_view known,
+                                       const std::vector<std::string>& fresh);
 
 }  // namespace supportcrm::words

@@ -116,6 +116,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
+    std::string known;  // the ticket's known comment words (sql/016), read under its lock
     AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
@@ -138,9 +139,12 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         row.channel = rs->getString(channel);
         row.shop_id = rs->getUInt64(shop_id);
         row.reopened = reopened_ticket(*rs, token, ticket_id, c);
+        if (!rs->isNull(known_words)) {
+            known = rs->getString(known_words);
+        }
         return row;
     });
-    index_comment_words(db, added.shop_id, ticket_id, c.text);  // found once committed (E10)
+    index_comment_words(db, added.shop_id, ticket_id, c.text, known);  // found once committed
     tx.commit();
     return added;
 }

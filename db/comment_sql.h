@@ -95,7 +95,8 @@ namespace sql_text {
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
-      "@supportcrm_reopened AS reop")                                                              \
+      "@supportcrm_reopened AS reop, (SELECT k.known_words FROM ticket_words k "                   \
+      "WHERE k.conversation_id = messages.conversation_id AND k.word = '') AS kw")                 \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
@@ -134,8 +135,8 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4;
-static_assert(reopened == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, known_words = 5;
+static_assert(known_words == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 // The JSON array in @supportcrm_reopened (0-based: a Json::Value's indexes).
 namespace reopened_ticket {

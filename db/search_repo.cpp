@@ -29,8 +29,28 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
 }  // namespace
 
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::string_view text) {
-    add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, words::distinct({text}));
+                         std::string_view text, std::string_view known) {
+    const std::vector<std::string> fresh = words::missing_from(known, words::distinct({text}));
+    if (fresh.empty()) {
+        return;  // every word has its row: no statement
+    }
+    const std::optional<std::string> list = words::merge_known(known, fresh);
+    if (!list) {  // the list is full: it stays as it is, the words are written each time
+        add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, fresh);
+        return;
+    }
+    // Words and the list hold only letters, digits and spaces: no JSON escaping needed.
+    std::string rows = "[";
+    for (const std::string& w : fresh) {
+        rows.append("{\"w\":\"").append(w).append("\"},");
+    }
+    rows.append("{\"w\":\"\",\"k\":\"").append(*list).append("\"}]");
+    db.run(Stmt::ticket_words_add_comment_known, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.setUInt64(2, shop_id);
+        st.setString(3, rows);
+        st.executeUpdate();
+    });
 }
 
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.h"
@@ -436,7 +437,8 @@ TEST(Search, ACommentAddsTheWordsItsTicketLacksAndKeepsTheOthers) {
     it::tickets::add_comment(
         w.shop, t, it::object({{"text", "named" + tag + " gamma" + tag}, {"isFromShop", false}}));
     it::Db db;
-    const std::string rows = "SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ?";
+    const std::string rows =
+        "SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? AND word <> ''";
     EXPECT_EQ(db.count(rows + " AND in_comments = 1", {t}), 5) << "alpha beta again named gamma";
     EXPECT_EQ(db.count(rows + " AND in_comments = 0", {t}), 1) << "only";
     for (const std::string word : {"alpha", "beta", "gamma", "again"}) {
@@ -445,6 +447,130 @@ TEST(Search, ACommentAddsTheWordsItsTicketLacksAndKeepsTheOthers) {
     ASSERT_TRUE(it::is_success(patch_ticket(w.shop, t, it::object({{"name", "Other"}})), 200));
     EXPECT_EQ(tickets_q(w.shop, "named" + tag), List{t}) << "the comment has it too";
     EXPECT_EQ(tickets_q(w.shop, "only"), List{});
+}
+
+// The ticket's list of comment words known to have their rows (sql/016: its row with word ''),
+// split at spaces; empty when it has none.
+std::vector<std::string> known_words(it::Db& db, const std::string& ticket) {
+    const std::optional<std::string> list = db.scalar(
+        "SELECT known_words FROM ticket_words WHERE conversation_id = ? AND word = ''", {ticket});
+    std::vector<std::string> out;
+    std::string word;
+    for (char c : list.value_or("") + " ") {
+        if (c != ' ') {
+            word.push_back(c);
+        } else if (!word.empty()) {
+            out.push_back(std::move(word));
+            word.clear();
+        }
+    }
+    return out;
+}
+
+// What makes skipping a listed word safe: every word of the list has its comment row, and the
+// list is sorted, distinct and within its size limit (common/words.h, kKnownBytes: 1,024).
+void expect_known_words_have_rows(it::Db& db, const std::string& ticket) {
+    const std::vector<std::string> known = known_words(db, ticket);
+    std::size_t bytes = 0;
+    for (std::size_t i = 0; i < known.size(); ++i) {
+        bytes += known[i].size() + (i > 0 ? 1 : 0);
+        EXPECT_TRUE(i == 0 || known[i - 1] < known[i]) << known[i];
+        EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? "
+                           "AND word = ? AND in_comments = 1",
+                           {ticket, known[i]}),
+                  1)
+            << known[i];
+    }
+    EXPECT_LE(bytes, 1024u);
+}
+
+// Comment n's k-th word (n, k < 26), unique to the test run: letters and digits only.
+std::string nth_word(const std::string& tag, int n, int k) {
+    return tag + static_cast<char>('a' + n) + static_cast<char>('a' + k);
+}
+
+// A comment writes only the words its ticket's list lacks (sql/016); past the list's size limit
+// the list stays as it is and every other word is written each time: no word of an old or a new
+// comment is ever missed, none is written twice.
+TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
+    const World w = it::tickets::make_world();
+    const std::string tag = unique_word("kw");  // ~20 characters: 12 words a comment fill the
+    const std::string t = it::tickets::create_ticket_id(w);  // 1,024 bytes after ~4 comments
+    const auto text = [&](int n) {
+        std::string out = "shared" + tag;  // a word every comment repeats
+        for (int k = 0; k < 12; ++k) {
+            out += " " + nth_word(tag, n, k);
+        }
+        return out;
+    };
+    constexpr int kComments = 24;
+    it::Db db;
+    const std::string rows =
+        "SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? AND word <> '' "
+        "AND in_comments = 1";
+    for (int n = 0; n < kComments; ++n) {
+        it::tickets::add_comment(w.shop, t,
+                                 it::object({{"text", text(n)}, {"isFromShop", n % 2 == 1}}));
+        if (n == 0) {
+            EXPECT_EQ(known_words(db, t).size(), 13u) << "the first comment's words are listed";
+        }
+        EXPECT_EQ(db.count(rows, {t}), 1 + 12 * (n + 1)) << "each word once, after comment " << n;
+    }
+    EXPECT_LT(known_words(db, t).size(), 12u * kComments) << "the list stopped at its limit";
+    expect_known_words_have_rows(db, t);
+    for (int n : {0, 1, 7, 8, 12, kComments - 1}) {  // listed, around the limit, past it
+        for (int k : {0, 11}) {
+            EXPECT_EQ(tickets_q(w.shop, nth_word(tag, n, k)), List{t}) << n << " " << k;
+        }
+    }
+    // Past the limit: a comment of listed, unlisted and new words.
+    it::tickets::add_comment(
+        w.shop, t,
+        it::object({{"text", nth_word(tag, 0, 5) + " " + nth_word(tag, kComments - 1, 5) + " " +
+                                 nth_word(tag, 25, 25) + " " + "SHARED" + tag}}));
+    EXPECT_EQ(db.count(rows, {t}), 1 + 12 * kComments + 1) << "only the new word was added";
+    EXPECT_EQ(tickets_q(w.shop, nth_word(tag, 25, 25) + " shared" + tag), List{t});
+    expect_known_words_have_rows(db, t);
+}
+
+// Comments on one ticket at the same time: each reads the list under the ticket's row lock
+// (conversation_touch), so none skips a word another one's list holds but has not committed;
+// no word is lost, none is doubled.
+TEST(Search, ConcurrentCommentsOnOneTicketLoseNoWord) {
+    const World w = it::tickets::make_world();
+    const std::string tag = unique_word("cc");
+    const std::string t = it::tickets::create_ticket_id(w);
+    constexpr int kWriters = 4;
+    constexpr int kCommentsEach = 6;
+    std::vector<int> failed(kWriters, 0);
+    std::vector<std::thread> writers;
+    for (int i = 0; i < kWriters; ++i) {
+        writers.emplace_back([&, i] {
+            for (int k = 0; k < kCommentsEach; ++k) {
+                const std::string words = "both" + tag + " " + nth_word(tag, i, k) + " " +
+                                          nth_word(tag, i, k + kCommentsEach);
+                const HttpResponse r = it::http(
+                    "POST", it::tickets::comments_path(t), it::json_headers(w.shop),
+                    it::to_json(it::object({{"text", words}, {"isFromShop", k % 2 == 1}})));
+                failed[i] += r.status == 201 ? 0 : 1;
+            }
+        });
+    }
+    for (std::thread& writer : writers) {
+        writer.join();
+    }
+    EXPECT_EQ(failed, std::vector<int>(kWriters, 0));
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? "
+                       "AND word <> '' AND in_comments = 1",
+                       {t}),
+              1 + kWriters * kCommentsEach * 2);
+    expect_known_words_have_rows(db, t);
+    for (int i = 0; i < kWriters; ++i) {
+        for (int k = 0; k < 2 * kCommentsEach; ++k) {
+            EXPECT_EQ(tickets_q(w.shop, nth_word(tag, i, k) + " both" + tag), List{t}) << i << k;
+        }
+    }
 }
 
 TEST(Search, ANewNameReplacesTheNamesWordsButNotTheComments) {
@@ -591,14 +717,16 @@ TEST(Search, AnErasureLeavesNoWordOfTheCustomer) {
     it::tickets::add_comment(w.shop, t, it::object({{"text", "my " + word + "comment"}}));
     ASSERT_EQ(tickets_q(w.shop, word), List{t});
     ASSERT_EQ(customers_q(w.shop, "ann lee").size(), 1u);
+    it::Db db;
+    ASSERT_EQ(known_words(db, t).size(), 2u) << "the comment's words are listed (sql/016)";
 
     const HttpResponse r = it::http("DELETE", "/api/v1/customers/" + std::to_string(w.customer_id),
                                     it::key_header(eraser));
     ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
     EXPECT_EQ(tickets_q(w.shop, word), List{});
     EXPECT_EQ(customers_q(w.shop, "ann lee"), List{});
-    it::Db db;
-    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ?", {t}), 0);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ?", {t}), 0)
+        << "no word, and no list of them either";
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM customer_words WHERE customer_id = ?",
                        {std::to_string(w.customer_id)}),
               0);

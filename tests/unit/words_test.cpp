@@ -69,6 +69,39 @@ TEST(Words, DistinctAndQuery) {
     EXPECT_EQ(words::json_array({}), "[]");
 }
 
+// A ticket's list of words known to have their rows (sql/016): a comment writes exactly the
+// words the list lacks (never fewer: no hashing), and the list grows by them, sorted, until
+// kKnownBytes.
+TEST(Words, KnownListsLeaveOutExactlyTheirWords) {
+    EXPECT_EQ(words::missing_from("", {"abc", "def"}), (Words{"abc", "def"}));
+    EXPECT_EQ(words::missing_from("abc def", {"abc", "def"}), Words{});
+    EXPECT_EQ(words::missing_from("abc def", {"abcd", "de", "deff", "zzz"}),
+              (Words{"abcd", "de", "deff", "zzz"}))
+        << "a word that starts or extends a known one is another word";
+    EXPECT_EQ(words::missing_from("bbb ddd", {"aaa", "bbb", "ccc", "ddd", "eee"}),
+              (Words{"aaa", "ccc", "eee"}));
+    EXPECT_EQ(words::missing_from("  bbb  ddd ", {"bbb", "ddd"}), Words{}) << "stray spaces";
+    const Words sorted = words::distinct({"Zoë zoe ärger apfel 中文字 ΟΔΟΣ"});
+    EXPECT_EQ(words::missing_from(*words::merge_known("", sorted), sorted), Words{})
+        << "beyond ASCII: the list's order is distinct()'s";
+
+    EXPECT_EQ(words::merge_known("", {"abc", "def"}), "abc def");
+    EXPECT_EQ(words::merge_known("bbb ddd", {"aaa", "ccc", "eee"}), "aaa bbb ccc ddd eee");
+    EXPECT_EQ(words::merge_known("bbb", {}), "bbb");
+
+    std::string full;  // 3-digit words, sorted, with room left for one more word
+    for (int i = 100; full.size() + 20 <= words::kKnownBytes; ++i) {
+        full += (full.empty() ? "" : " ") + std::to_string(i);
+    }
+    const std::size_t room = words::kKnownBytes - full.size() - 1;  // after the space
+    EXPECT_EQ(words::merge_known(full, {std::string(room + 1, 'z')}), std::nullopt)
+        << "one byte over the size limit";
+    const std::optional<std::string> to_the_byte =
+        words::merge_known(full, {std::string(room, 'z')});
+    ASSERT_TRUE(to_the_byte);
+    EXPECT_EQ(to_the_byte->size(), words::kKnownBytes);
+}
+
 TEST(ListQuery, TicketFiltersOfE10) {
     auto parse = [](const char* q) { return parse_tickets_query(QueryParams(q)); };
     TicketsQuery ok = parse(

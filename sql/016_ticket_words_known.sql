@@ -1,0 +1,22 @@
+-- What a comment need not write again (extensions.md §E10's write cost, docs/performance.md,
+-- "Write cost (S5, add a comment)").
+--
+-- Each word a comment wrote to ticket_words cost a visit of the ticket's primary key (the
+-- duplicate-key check and its lock, or an insert into both B-trees), whether the ticket had
+-- the word already or not: +28..+37 % of a 16-word comment's CPU. So each ticket keeps one more
+-- row in ticket_words, word '' (never a word: words have 3 characters or more, so no query
+-- word's range [w, w + U+10FFFF) holds it), in_comments 1 (a new name leaves it), whose
+-- known_words lists, sorted and separated by one space, words the ticket has comment rows for.
+-- message_insert's RETURNING reads it (one primary-key look-up instead of one per word), the
+-- service writes only the comment's words missing from it, and rewrites it in the same
+-- INSERT (db/search_sql.h, ticket_words_add_comment_known).
+--
+-- The list is exact in one direction only, the one that matters: every word it holds has its
+-- row (it is written in the transaction that writes the words, and rows with in_comments 1 go
+-- only with an erasure, which deletes this row with the others); a word it lacks is written
+-- (INSERT ... ON DUPLICATE KEY UPDATE, as before). So a stale or missing list (tickets from
+-- before this migration, a list at the service's size limit) costs writes, never a word. The
+-- service stops a list at 1,024 bytes (common/words.h, kKnownBytes: each comment reads it back);
+-- the column leaves room to raise that.
+-- Instant on MariaDB 10.3+ (a nullable column at the end: no table rebuild).
+ALTER TABLE ticket_words ADD COLUMN IF NOT EXISTS known_words VARBINARY(2048) NULL;
