@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/cursor.h"
 #include "harness.h"
 #include "tickets_fixtures.h"
 
@@ -190,6 +191,36 @@ TEST(Changes, ACursorWhoseNextEntriesRetentionDeletedIs410CursorExpired) {
                              "Cursor has expired"));
     // Without a cursor: from the oldest entry kept.
     EXPECT_EQ(read_page(shop).changes.size(), 2U);
+}
+
+// A cursor handed out longer ago than changes-retention-days is 410 even when no entry after
+// it was deleted yet (the deliverer prunes on its own schedule): the cursor carries the time it
+// was handed out, signed. The test signs an older time with the installation's secret, as only
+// the service could: a day inside the retention still reads on, a day beyond it does not.
+TEST(Changes, ACursorHandedOutLongerAgoThanTheRetentionIs410CursorExpired) {
+    const it::Shop shop = it::make_shop();
+    new_customer(shop, "aged");
+    const Page first = read_page(shop, "limit=1");
+    it::Db db;
+    const std::string secret =
+        db.scalar("SELECT secret FROM installation_secrets WHERE name = 'cursor'").value();
+    const supportcrm::CursorScope scope{static_cast<std::uint64_t>(shop.id), "changes", 0, ""};
+    const std::optional<supportcrm::SortKey> handed_out =
+        supportcrm::decode_cursor(secret, scope, first.next);
+    ASSERT_TRUE(handed_out) << "the test signs cursors as the service does";
+    const auto ini = it::read_ini(it::env().config);
+    const auto set = ini.find("changes-retention-days");
+    const int64_t days = set == ini.end() ? 30 : std::stoll(set->second);
+    constexpr int64_t kDay = 24 * 60 * 60 * 1000;
+    const auto handed_out_ago = [&](int64_t ms) {
+        supportcrm::SortKey key = *handed_out;
+        key.time -= ms;
+        return supportcrm::encode_cursor(secret, scope, key);
+    };
+    const HttpResponse inside = feed(shop, "cursor=" + handed_out_ago((days - 1) * kDay));
+    EXPECT_TRUE(it::is_success(inside, 200)) << inside.describe();
+    EXPECT_TRUE(it::is_error(feed(shop, "cursor=" + handed_out_ago((days + 1) * kDay)), 410,
+                             "cursor_expired", "Cursor has expired"));
 }
 
 TEST(Changes, SinceStartsAtTheFirstChangeCommittedAtOrAfterIt) {
