@@ -116,7 +116,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
-    std::string known;  // the ticket's known comment words (sql/016), read under its lock
+    std::string known;  // the ticket's known comment words (its list rows), read under its lock
     AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
@@ -144,7 +144,8 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         }
         return row;
     });
-    index_comment_words(db, added.shop_id, ticket_id, c.text, known);  // found once committed
+    index_comment_words(db, added.shop_id, ticket_id, added.id, c.text,
+                        known);  // found once committed
     tx.commit();
     return added;
 }
