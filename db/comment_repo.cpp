@@ -129,6 +129,10 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         st.setString(9, c.tags_json);
         st.setString(10, timeutil::format_db(c.created_at));
         st.setUInt64(11, ticket_id);
+        // The list rows' range needs the ticket as a constant: correlated with
+        // messages.conversation_id the subquery read every word row of the ticket (ref on the
+        // primary key's first column), 15 to 75 rows a comment instead of its few list rows.
+        st.setUInt64(12, ticket_id);
         ResultSetPtr rs(st.executeQuery());
         if (!rs->next()) {
             throw std::logic_error("message insert returned no row for a locked ticket");
