@@ -159,70 +159,41 @@ std::string json_array(const std::vector<std::string>& words) {
 
 namespace {
 
-// The words of a known list in order (split at each space; empty parts skipped). A word is
-// never empty, so an empty current() means the list is done.
-class KnownWords {
-  public:
-    explicit KnownWords(std::string_view list) : rest_(list) { advance(); }
-    bool done() const { return current_.empty(); }
-    std::string_view current() const { return current_; }
-    void advance() {
-        current_ = {};
-        while (!rest_.empty() && current_.empty()) {
-            const std::size_t end = std::min(rest_.find(' '), rest_.size());
-            current_ = rest_.substr(0, end);
-            rest_.remove_prefix(std::min(end + 1, rest_.size()));
+// Is w one of the space-separated words of list? (w is never empty nor holds a space.)
+bool listed(std::string_view list, std::string_view w) {
+    for (std::size_t at = list.find(w); at != std::string_view::npos; at = list.find(w, at + 1)) {
+        const std::size_t end = at + w.size();
+        if ((at == 0 || list[at - 1] == ' ') && (end == list.size() || list[end] == ' ')) {
+            return true;
         }
     }
-
-  private:
-    std::string_view rest_;
-    std::string_view current_;
-};
+    return false;
+}
 
 }  // namespace
 
 std::vector<std::string> missing_from(std::string_view known,
-                                      const std::vector<std::string>& sorted) {
+                                      const std::vector<std::string>& words) {
     std::vector<std::string> out;
-    KnownWords k(known);
-    for (const std::string& w : sorted) {  // both sorted: one walk
-        while (!k.done() && k.current() < w) {
-            k.advance();
-        }
-        if (k.done() || k.current() != w) {
+    for (const std::string& w : words) {
+        if (!listed(known, w)) {
             out.push_back(w);
         }
     }
     return out;
 }
 
-std::optional<std::string> merge_known(std::string_view known,
-                                       const std::vector<std::string>& fresh) {
-    std::size_t bytes = known.size();
-    for (const std::string& w : fresh) {
-        bytes += w.size() + 1;
-    }
-    if (bytes > kKnownBytes) {
-        return std::nullopt;
-    }
+std::optional<std::string> known_addition(std::string_view known,
+                                          const std::vector<std::string>& fresh) {
     std::string out;
-    out.reserve(bytes);
-    const auto put = [&out](std::string_view w) {
+    for (const std::string& w : fresh) {
         if (!out.empty()) {
             out.push_back(' ');
         }
         out.append(w);
-    };
-    KnownWords k(known);
-    for (const std::string& w : fresh) {
-        for (; !k.done() && k.current() < w; k.advance()) {
-            put(k.current());
-        }
-        put(w);
     }
-    for (; !k.done(); k.advance()) {
-        put(k.current());
+    if (known.size() + (known.empty() ? 0 : 1) + out.size() > kKnownBytes) {
+        return std::nullopt;
     }
     return out;
 }

@@ -116,7 +116,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
-    std::string known;  // the ticket's known comment words (sql/016), read under its lock
+    std::string known;  // the ticket's known comment words (its list rows), read under its lock
     AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, c.text);
         st.setString(2, time);
@@ -129,6 +129,10 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         st.setString(9, c.tags_json);
         st.setString(10, timeutil::format_db(c.created_at));
         st.setUInt64(11, ticket_id);
+        // The list rows' range needs the ticket as a constant: correlated with
+        // messages.conversation_id the subquery read every word row of the ticket (ref on the
+        // primary key's first column), 15 to 75 rows a comment instead of its few list rows.
+        st.setUInt64(12, ticket_id);
         ResultSetPtr rs(st.executeQuery());
         if (!rs->next()) {
             throw std::logic_error("message insert returned no row for a locked ticket");
@@ -144,7 +148,8 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         }
         return row;
     });
-    index_comment_words(db, added.shop_id, ticket_id, c.text, known);  // found once committed
+    index_comment_words(db, added.shop_id, ticket_id, added.id, c.text,
+                        known);  // found once committed
     tx.commit();
     return added;
 }

@@ -95,8 +95,8 @@ namespace sql_text {
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
-      "@supportcrm_reopened AS reop, (SELECT k.known_words FROM ticket_words k "                   \
-      "WHERE k.conversation_id = messages.conversation_id AND k.word = '') AS kw")                 \
+      "@supportcrm_reopened AS reop, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') "           \
+      "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw")                   \
     S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \

@@ -18,9 +18,9 @@ namespace supportcrm {
 
 // A new comment's words join its ticket's: those missing from `known` (the ticket's list of
 // words that have their rows, sql/016, as message_insert read it under the ticket's lock) are
-// written, and the list grows by them (common/words.h, kKnownBytes).
+// written, with a list row of their own keyed by comment_id (common/words.h, kKnownBytes).
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::string_view text, std::string_view known);
+                         std::uint64_t comment_id, std::string_view text, std::string_view known);
 // A ticket's name, new (created = true: there is nothing to drop) or changed: the words only
 // the old name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,

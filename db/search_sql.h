@@ -144,10 +144,11 @@ namespace sql_text {
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
       "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
       "ON DUPLICATE KEY UPDATE in_comments = 1")                                                   \
-    /* The same, and the ticket's list of known comment words (sql/016: the row with word '') */ \
-    /* rewritten: binds ticket, shop and one JSON array of {"w": word} objects ending with */    \
-    /* {"w": "", "k": the new list} (one JSON_TABLE: as a UNION ALL of the list's row the */     \
-    /* statement cost the server 3 to 6 times as much, a temporary table for the union). */      \
+    /* The same, and one more row of the ticket's list of known comment words: the comment's */    \
+    /* new words as known_words, word "\x01<comment id>" (sql/016's row with word '' holds an */   \
+    /* older list; message_insert reads all of them, word < '0'). Binds ticket, shop and one */    \
+    /* JSON array of {"w": word} objects ending with that row's {"w": key, "k": words} (one */     \
+    /* JSON_TABLE: as a UNION ALL the statement cost the server 3 to 6 times as much). */          \
     S(ticket_words_add_comment_known,                                                              \
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, known_words) "       \
       "SELECT ?, q.w, ?, 1, q.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("                               \
