@@ -18,6 +18,9 @@ namespace supportcrm {
 #define SUPPORTCRM_JSON_TAGS(doc) \
     "JSON_TABLE(" doc ", '$[*]' COLUMNS (tag VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$'))"
 
+// A JSON array of ids (tickets or customers) read as rows.
+#define SUPPORTCRM_JSON_IDS(doc) "JSON_TABLE(" doc ", '$[*]' COLUMNS (id BIGINT UNSIGNED PATH '$'))"
+
 // The end of the words starting with q.w: q.w followed by U+10FFFF, above every letter and
 // digit (utf8mb4_bin compares code points). `x.word >= q.w AND x.word < end` is LIKE 'w%' for
 // words (letters and digits only) but compares without building a pattern for each of the
@@ -120,6 +123,20 @@ namespace sql_text {
     S(ticket_word_count,                                                                           \
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
       "LIMIT ?) n")                                                                                \
+    /* Of a list of tickets (a JSON array of ids), those having a word starting with each */    \
+    /* of a few query words (a JSON array): binds ids, words, the number of words. The */         \
+    /* tickets are a table of their own, not the outer row of a subquery, and the ticket is */  \
+    /* compared by a range of one value, not by `=`: so the server plans the primary key's */    \
+    /* range (ticket, [w, w + U+10FFFF)) anew for each (ticket, word), "Range checked for */     \
+    /* each record", and reads only the rows each word starts (one seek when it starts */        \
+    /* none), where `x.conversation_id = c.id` reads all of the ticket's words below w */        \
+    /* (docs/performance.md, "Many words"). */                                                    \
+    S(ticket_words_check,                                                                          \
+      "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
+      " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) "                     \
+      "ON x.conversation_id >= c.id "                              \
+      "AND x.conversation_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END           \
+      " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
     /* by_word shop and 'word%' first, then shop, words, cursor's id, limit + 1). */              \
     S(customers_search_scan,                                                                       \
@@ -138,6 +155,13 @@ namespace sql_text {
     S(customer_word_count,                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
       "AND w.word LIKE ? LIMIT ?) n")                                                              \
+    /* The same for customers (binds ids, words, the number of words). */                        \
+    S(customer_words_check,                                                                        \
+      "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
+      " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) "                    \
+      "ON x.customer_id >= c.id "                                \
+      "AND x.customer_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END               \
+      " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* The search data's writes. A comment's words: a word the ticket has already is marked as */ \
     /* a comment's (it stays when the name changes). */                                            \
     S(ticket_words_add_comment,                                                                    \
