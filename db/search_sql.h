@@ -105,6 +105,17 @@ namespace sql_text {
       "ON t.id = h.conversation_id WHERE h.shop_id = ? AND h.status IN (?, ?, ?, ?) "              \
       "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND h.conversation_id < ? "                  \
       "ORDER BY h.conversation_id DESC LIMIT ?")                                                   \
+    /* status=none alone (sql/018): the tickets without HumanTicket, by their own index */       \
+    /* (shop, has_human_ticket = 0, id), newest first (binds shop twice, as the by_* */           \
+    /* statements bind it after their values). The filters still check the status itself. */    \
+    S(tickets_filtered_no_human_ticket,                                                            \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
+      "FORCE INDEX (ix_conversations_shop_human) WHERE t.shop_id = ? "                             \
+      "AND t.has_human_ticket = 0 AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                     \
+      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
+    S(ticket_no_human_ticket_count,                                                                \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
+      "AND t.has_human_ticket = 0 LIMIT ?) n")                                                     \
     /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
     /* the floor of a scan that may read that many tickets. */                                     \
     S(ticket_scan_floor,                                                                           \
@@ -212,6 +223,8 @@ static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page
 static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) ==
+              tickets_page::kColumns);
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));
 static_assert(result_columns(sql_text::customers_search_by_word) ==

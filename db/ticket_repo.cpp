@@ -85,7 +85,8 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         bind_optional(st, 16, t.via);
         st.setString(17, db_time(t.created_at));
         st.setString(18, db_time(t.created_at));  // updated_at: a new ticket's last change
-        st.setUInt64(19, t.customer_id);
+        st.setBoolean(19, t.is_opened_ticket);    // the HumanTicket below
+        st.setUInt64(20, t.customer_id);
         ResultSetPtr rs(st.executeQuery());
         return rs->next() ? rs->getUInt64(layout::returned_id::id) : 0;
     });
@@ -219,7 +220,8 @@ constexpr std::size_t kCountedTags = 3;
 constexpr std::uint64_t kScanWindow = 1000;
 
 // The filters that can start a page from their own index (db/search_sql.h): the tags, the
-// statuses (unless `none`, a ticket without HumanTicket, is one of them) and the words of q.
+// statuses (unless `none`, a ticket without HumanTicket, is one of them; `none` alone lists
+// its tickets by conversations.has_human_ticket, sql/018) and the words of q.
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
     for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
@@ -239,6 +241,12 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
         statuses.resize(4, statuses.front());  // the statement's four: repeats match alike
         out.push_back({Stmt::ticket_status_count, Stmt::tickets_filtered_by_status, statuses,
                        statuses, false});
+    } else if (f.status == "none") {  // alone: its own index (sql/018)
+        out.push_back({Stmt::ticket_no_human_ticket_count,
+                       Stmt::tickets_filtered_no_human_ticket,
+                       {},
+                       {},
+                       false});
     }
     // A word starts the page from its rows, intersected with those of the next two counted
     // words (itself again when q has fewer).
@@ -502,13 +510,18 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
 }
 
 std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at) {
-    return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
+    const std::uint64_t id = db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, db_time(opened_at));
         st.setUInt64(2, ticket_id);
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
     });
+    db.run(Stmt::conversation_has_human_ticket, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.executeUpdate();
+    });
+    return id;
 }
 
 }  // namespace supportcrm

@@ -937,3 +937,57 @@ TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
     EXPECT_EQ(customers_q(shop, "example mailbox 49170 first last"), (List{partial[4], full}));
     EXPECT_EQ(customers_q(shop, "EXAMPLE FULLNAME 49170 first last"), (List{partial[0], full}));
 }
+
+// status=none alone is read from its own index (sql/018, conversations.has_human_ticket): a
+// ticket created without HumanTicket is in it, one created with it is not, and one whose PATCH
+// opens a HumanTicket leaves it; pages and cursors as with every filter. 3,100 planted tickets
+// with a HumanTicket around them make the source common and rare in turn (3,000 is the bound).
+TEST(Search, StatusNoneFollowsTheHumanTicketsOfItsOwnIndex) {
+    const World w = it::tickets::make_world();
+    const std::string none_old = it::tickets::create_ticket_id(w);
+    const std::string opened =
+        it::tickets::create_ticket_id(w, it::object({{"isOpenedTicket", true}}));
+    const std::string later = it::tickets::create_ticket_id(w);
+    const std::string none_new = it::tickets::create_ticket_id(w);
+    it::Db db;
+    const auto has_human_ticket = [&](const std::string& id) {
+        return db.scalar("SELECT has_human_ticket FROM conversations WHERE id = ?", {id})
+            .value_or("missing");
+    };
+    EXPECT_EQ(has_human_ticket(none_old), "0");
+    EXPECT_EQ(has_human_ticket(opened), "1");
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none"), (List{none_new, later, none_old}));
+
+    ASSERT_TRUE(it::is_success(
+        patch_ticket(w.shop, later, it::object({{"HumanTicketStatus", "OPEN"}})), 200));
+    EXPECT_EQ(has_human_ticket(later), "1");
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none"), (List{none_new, none_old}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=OPEN"), (List{later, opened}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&Channel=Chat"), List{});
+
+    const HttpResponse first = it::get("/api/v1/tickets?status=none&limit=1", w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    ASSERT_EQ(first.json()["tickets"].size(), 1u);
+    EXPECT_EQ(first.json()["tickets"][0]["id"].asString(), none_new);
+    const std::string cursor = first.json()["nextCursor"].asString();
+    const HttpResponse second =
+        it::get("/api/v1/tickets?status=none&limit=1&cursor=" + cursor, w.shop);
+    ASSERT_TRUE(it::is_success(second, 200)) << second.describe();
+    ASSERT_EQ(second.json()["tickets"].size(), 1u);
+    EXPECT_EQ(second.json()["tickets"][0]["id"].asString(), none_old);
+    EXPECT_TRUE(second.json()["nextCursor"].isNull());
+    EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?status=OPEN&cursor=" + cursor, w.shop),
+                           "Invalid cursor"));
+
+    // 3,100 more tickets without HumanTicket, newer than all: the source is common now (the
+    // newest 1,000 are checked first), and the old ones are still found past them.
+    const std::string shop = std::to_string(w.shop.id);
+    ASSERT_EQ(db.execute("INSERT INTO conversations (shop_id, customer_id, channel, date, "
+                         "last_message_time, tags, created_at, updated_at) SELECT ?, ?, 'Chat', "
+                         "UTC_TIMESTAMP(3), UTC_TIMESTAMP(3), '[]', UTC_TIMESTAMP(3), "
+                         "UTC_TIMESTAMP(3) FROM seq_1_to_3100",
+                         {shop, std::to_string(w.customer_id)}),
+              0);
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&Channel=Mail"), (List{none_new, none_old}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&limit=100").size(), 100u);
+}
