@@ -85,15 +85,15 @@ constexpr std::size_t kRankedWords = 8;
 
 // Of `ids` (newest first), the first `needed` (in that order) whose words (`check`:
 // ticket_words_check or customer_words_check) start with every one of `words`: the ids are
-// taken kCheckedIds at a time and the words kCheckedWords at a time, an id leaving at the
-// first chunk of words it fails; so the rows read are at most ids x words seeks, and stop
-// once `needed` ids passed.
+// taken kCheckedIds at a time and the words kFirstCheckedWords at a time, then twice as many
+// each time, an id leaving at the first chunk of words it fails; so the rows read are at most
+// ids x words seeks, and stop once `needed` ids passed.
 std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
                                              const std::vector<std::uint64_t>& ids,
                                              const std::vector<std::string>& words,
                                              std::size_t needed);
-constexpr std::size_t kCheckedIds = 256;
-constexpr std::size_t kCheckedWords = 16;
+constexpr std::size_t kCheckedIds = 1024;
+constexpr std::size_t kFirstCheckedWords = 4;
 
 // The bound below which a source is rare: starting from it reads few rows whatever the
 // others' values.

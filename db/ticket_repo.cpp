@@ -365,7 +365,7 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
 
 // The first and the largest number of tickets read to be checked for q's further words.
 constexpr std::uint64_t kFirstCandidates = 64;
-constexpr std::uint64_t kMostCandidates = 4096;
+constexpr std::uint64_t kMostCandidates = 32768;
 
 // E10's q of more words than the statements intersect (E10 sets no limit on their number):
 // the page's candidates are the tickets matching the other filters and q's three rarest
