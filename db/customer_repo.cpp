@@ -217,7 +217,7 @@ std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t 
                                                           std::uint64_t before_id,
                                                           std::uint64_t rows) {
     constexpr std::uint64_t kFirstCandidates = 64;
-    constexpr std::uint64_t kMostCandidates = 4096;
+    constexpr std::uint64_t kMostCandidates = 32768;  // as for tickets
     std::vector<CustomerRow> out;
     const std::optional<std::vector<std::string>> ranked =
         rank_words(db, shop_id, Stmt::customer_word_count, list);

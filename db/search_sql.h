@@ -67,7 +67,9 @@ namespace sql_text {
 // 55 us each over 100,000 tickets, docs/performance.md), so the rows read are the three ranges';
 // `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses
-// (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end.
+// (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end;
+// `no_human_ticket` those without HumanTicket (sql/018, status=none alone) likewise. A q of
+// more words than three: ticket_repo.cpp's search_many_words_page and `ticket_words_check`.
 // scan binds shop, floor, the filters, the cursor's id, limit + 1; the by_* statements bind
 // their own values first (word: shop and 'word%' three times, the starting word's first; tag:
 // shop and the tag; status: shop and four statuses), then shop, the filters, the cursor's id
@@ -141,7 +143,7 @@ namespace sql_text {
     /* range (ticket, [w, w + U+10FFFF)) anew for each (ticket, word), "Range checked for */     \
     /* each record", and reads only the rows each word starts (one seek when it starts */        \
     /* none), where `x.conversation_id = c.id` reads all of the ticket's words below w */        \
-    /* (docs/performance.md, "Many words"). */                                                    \
+    /* (docs/performance.md, "Many words ..."). */                                                    \
     S(ticket_words_check,                                                                          \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) "                     \
