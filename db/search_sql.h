@@ -225,8 +225,7 @@ static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page
 static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) ==
-              tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));
 static_assert(result_columns(sql_text::customers_search_by_word) ==
