@@ -209,6 +209,50 @@ std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
     return out;
 }
 
+// E10's q of more words than search_customers_page intersects: as for tickets
+// (ticket_repo.cpp, search_many_words_page), candidates by its three rarest counted words in
+// batches newest first, each checked for the other words by seeks.
+std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t shop_id,
+                                                          const std::vector<std::string>& list,
+                                                          std::uint64_t before_id,
+                                                          std::uint64_t rows) {
+    constexpr std::uint64_t kFirstCandidates = 64;
+    constexpr std::uint64_t kMostCandidates = 32768;  // as for tickets
+    std::vector<CustomerRow> out;
+    const std::optional<std::vector<std::string>> ranked =
+        rank_words(db, shop_id, Stmt::customer_word_count, list);
+    if (!ranked) {
+        return out;
+    }
+    const std::vector<std::string> first(ranked->begin(), ranked->begin() + kIntersectedWords);
+    const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
+    std::uint64_t batch = std::max(kFirstCandidates, rows);
+    while (out.size() < rows) {
+        std::vector<CustomerRow> candidates =
+            search_customers_page(db, shop_id, first, before_id, batch);
+        std::vector<std::uint64_t> ids;
+        ids.reserve(candidates.size());
+        for (const CustomerRow& c : candidates) {
+            ids.push_back(c.id);
+        }
+        const std::vector<std::uint64_t> kept =
+            having_every_word(db, Stmt::customer_words_check, ids, rest, rows - out.size());
+        std::size_t k = 0;
+        for (CustomerRow& c : candidates) {  // both newest first
+            if (k < kept.size() && kept[k] == c.id) {
+                out.push_back(std::move(c));
+                ++k;
+            }
+        }
+        if (candidates.size() < batch) {
+            break;
+        }
+        before_id = ids.back();
+        batch = std::min(batch * 8, kMostCandidates);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
@@ -216,7 +260,9 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
                                              std::uint64_t rows) {
     using Kind = CustomerFilter::Kind;
     if (filter.kind == Kind::q) {
-        return search_customers_page(db, shop_id, filter.words, before_id, rows);
+        return filter.words.size() > kIntersectedWords
+                   ? search_customers_many_words_page(db, shop_id, filter.words, before_id, rows)
+                   : search_customers_page(db, shop_id, filter.words, before_id, rows);
     }
     Stmt id = Stmt::customers_page;
     std::string value;

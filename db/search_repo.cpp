@@ -1,5 +1,8 @@
 #include "db/search_repo.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "common/words.h"
 #include "db/search_sql.h"
 
@@ -144,6 +147,91 @@ std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& sour
 }
 
 }  // namespace
+
+std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
+                                                   const std::vector<std::string>& words) {
+    const std::size_t counted = std::min(words.size(), kRankedWords);
+    std::vector<std::pair<std::uint64_t, std::size_t>> rows;  // (count, index in words)
+    for (std::size_t i = 0; i < counted; ++i) {
+        const SearchSource source{count, count, {words[i] + "%"}, {}, false};
+        const std::uint64_t n = count_rows(db, shop_id, source, kRareRows);
+        if (n == 0) {
+            return std::nullopt;
+        }
+        rows.emplace_back(n, i);
+    }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    out.reserve(words.size());
+    for (const auto& r : rows) {
+        out.push_back(words[r.second]);
+    }
+    out.insert(out.end(), words.begin() + static_cast<std::ptrdiff_t>(counted), words.end());
+    return out;
+}
+
+namespace {
+
+std::string json_ids(const std::vector<std::uint64_t>& ids) {
+    std::string out = "[";
+    for (std::uint64_t id : ids) {
+        if (out.size() > 1) {
+            out.push_back(',');
+        }
+        out.append(std::to_string(id));
+    }
+    out.push_back(']');
+    return out;
+}
+
+// The ids of `ids` having every one of `words`: one statement.
+std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
+                                               const std::vector<std::uint64_t>& ids,
+                                               const std::vector<std::string>& words) {
+    return db.run(check, [&](sql::PreparedStatement& st) {
+        st.setString(1, json_ids(ids));
+        st.setString(2, words::json_array(words));
+        st.setUInt64(3, words.size());
+        ResultSetPtr rs(st.executeQuery());
+        std::unordered_set<std::uint64_t> out;
+        while (rs->next()) {
+            out.insert(rs->getUInt64(1));
+        }
+        return out;
+    });
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
+                                             const std::vector<std::uint64_t>& ids,
+                                             const std::vector<std::string>& words,
+                                             std::size_t needed) {
+    std::vector<std::uint64_t> out;
+    for (std::size_t from = 0; from < ids.size() && out.size() < needed; from += kCheckedIds) {
+        std::vector<std::uint64_t> left(
+            ids.begin() + static_cast<std::ptrdiff_t>(from),
+            ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), from + kCheckedIds)));
+        // Few words first, then twice as many each time: most candidates leave at their first
+        // missing word, so the seeks stay near (candidates x words they have), in about
+        // log2(words) statements for those that have many.
+        std::size_t size = kFirstCheckedWords;
+        for (std::size_t w = 0; w < words.size() && !left.empty(); w += size, size *= 2) {
+            const std::vector<std::string> chunk(
+                words.begin() + static_cast<std::ptrdiff_t>(w),
+                words.begin() + static_cast<std::ptrdiff_t>(std::min(words.size(), w + size)));
+            const std::unordered_set<std::uint64_t> passed = having_words(db, check, left, chunk);
+            std::erase_if(left, [&](std::uint64_t id) { return !passed.contains(id); });
+        }
+        for (std::uint64_t id : left) {  // still newest first
+            if (out.size() < needed) {
+                out.push_back(id);
+            }
+        }
+    }
+    return out;
+}
 
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow) {

@@ -69,6 +69,32 @@ struct FewestRows {
 };
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow);
+// --- Queries of more words than the statements intersect (extensions.md E10 sets no limit) --
+
+// How many words of `q` the page statements take (ticket_repo.cpp, customer_repo.cpp): they
+// intersect them by index ranges; the others are checked with having_every_word().
+constexpr std::size_t kIntersectedWords = 3;
+
+// q's words (words::query(), longest first) in the order to use them: the first kRankedWords
+// counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to kRareRows
+// each and put rarest first, the others after them as they came. nullopt: a counted word
+// starts no word of the shop, so nothing matches.
+std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
+                                                   const std::vector<std::string>& words);
+constexpr std::size_t kRankedWords = 8;
+
+// Of `ids` (newest first), the first `needed` (in that order) whose words (`check`:
+// ticket_words_check or customer_words_check) start with every one of `words`: the ids are
+// taken kCheckedIds at a time and the words kFirstCheckedWords at a time, then twice as many
+// each time, an id leaving at the first chunk of words it fails; so the rows read are at most
+// ids x words seeks, and stop once `needed` ids passed.
+std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
+                                             const std::vector<std::uint64_t>& ids,
+                                             const std::vector<std::string>& words,
+                                             std::size_t needed);
+constexpr std::size_t kCheckedIds = 1024;
+constexpr std::size_t kFirstCheckedWords = 4;
+
 // The bound below which a source is rare: starting from it reads few rows whatever the
 // others' values.
 constexpr std::uint64_t kRareRows = 3000;

@@ -18,6 +18,9 @@ namespace supportcrm {
 #define SUPPORTCRM_JSON_TAGS(doc) \
     "JSON_TABLE(" doc ", '$[*]' COLUMNS (tag VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$'))"
 
+// A JSON array of ids (tickets or customers) read as rows.
+#define SUPPORTCRM_JSON_IDS(doc) "JSON_TABLE(" doc ", '$[*]' COLUMNS (id BIGINT UNSIGNED PATH '$'))"
+
 // The end of the words starting with q.w: q.w followed by U+10FFFF, above every letter and
 // digit (utf8mb4_bin compares code points). `x.word >= q.w AND x.word < end` is LIKE 'w%' for
 // words (letters and digits only) but compares without building a pattern for each of the
@@ -64,7 +67,9 @@ namespace sql_text {
 // 55 us each over 100,000 tickets, docs/performance.md), so the rows read are the three ranges';
 // `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses
-// (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end.
+// (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end;
+// `no_human_ticket` those without HumanTicket (sql/018, status=none alone) likewise. A q of
+// more words than three: ticket_repo.cpp's search_many_words_page and `ticket_words_check`.
 // scan binds shop, floor, the filters, the cursor's id, limit + 1; the by_* statements bind
 // their own values first (word: shop and 'word%' three times, the starting word's first; tag:
 // shop and the tag; status: shop and four statuses), then shop, the filters, the cursor's id
@@ -102,6 +107,17 @@ namespace sql_text {
       "ON t.id = h.conversation_id WHERE h.shop_id = ? AND h.status IN (?, ?, ?, ?) "              \
       "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND h.conversation_id < ? "                  \
       "ORDER BY h.conversation_id DESC LIMIT ?")                                                   \
+    /* status=none alone (sql/018): the tickets without HumanTicket, by their own index */       \
+    /* (shop, has_human_ticket = 0, id), newest first (binds shop twice, as the by_* */           \
+    /* statements bind it after their values). The filters still check the status itself. */    \
+    S(tickets_filtered_no_human_ticket,                                                            \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
+      "FORCE INDEX (ix_conversations_shop_human) WHERE t.shop_id = ? "                             \
+      "AND t.has_human_ticket = 0 AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                     \
+      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
+    S(ticket_no_human_ticket_count,                                                                \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
+      "AND t.has_human_ticket = 0 LIMIT ?) n")                                                     \
     /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
     /* the floor of a scan that may read that many tickets. */                                     \
     S(ticket_scan_floor,                                                                           \
@@ -120,6 +136,20 @@ namespace sql_text {
     S(ticket_word_count,                                                                           \
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
       "LIMIT ?) n")                                                                                \
+    /* Of a list of tickets (a JSON array of ids), those having a word starting with each */    \
+    /* of a few query words (a JSON array): binds ids, words, the number of words. The */         \
+    /* tickets are a table of their own, not the outer row of a subquery, and the ticket is */  \
+    /* compared by a range of one value, not by `=`: so the server plans the primary key's */    \
+    /* range (ticket, [w, w + U+10FFFF)) anew for each (ticket, word), "Range checked for */     \
+    /* each record", and reads only the rows each word starts (one seek when it starts */        \
+    /* none), where `x.conversation_id = c.id` reads all of the ticket's words below w */        \
+    /* (docs/performance.md, "Many words ..."). */                                                    \
+    S(ticket_words_check,                                                                          \
+      "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
+      " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) "                     \
+      "ON x.conversation_id >= c.id "                              \
+      "AND x.conversation_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END           \
+      " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
     /* by_word shop and 'word%' first, then shop, words, cursor's id, limit + 1). */              \
     S(customers_search_scan,                                                                       \
@@ -138,6 +168,13 @@ namespace sql_text {
     S(customer_word_count,                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
       "AND w.word LIKE ? LIMIT ?) n")                                                              \
+    /* The same for customers (binds ids, words, the number of words). */                        \
+    S(customer_words_check,                                                                        \
+      "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
+      " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) "                    \
+      "ON x.customer_id >= c.id "                                \
+      "AND x.customer_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END               \
+      " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* The search data's writes. A comment's words: a word the ticket has already is marked as */ \
     /* a comment's (it stays when the name changes). */                                            \
     S(ticket_words_add_comment,                                                                    \
@@ -189,6 +226,7 @@ static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page
 static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));
 static_assert(result_columns(sql_text::customers_search_by_word) ==

@@ -85,7 +85,8 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         bind_optional(st, 16, t.via);
         st.setString(17, db_time(t.created_at));
         st.setString(18, db_time(t.created_at));  // updated_at: a new ticket's last change
-        st.setUInt64(19, t.customer_id);
+        st.setBoolean(19, t.is_opened_ticket);    // the HumanTicket below
+        st.setUInt64(20, t.customer_id);
         ResultSetPtr rs(st.executeQuery());
         return rs->next() ? rs->getUInt64(layout::returned_id::id) : 0;
     });
@@ -219,7 +220,8 @@ constexpr std::size_t kCountedTags = 3;
 constexpr std::uint64_t kScanWindow = 1000;
 
 // The filters that can start a page from their own index (db/search_sql.h): the tags, the
-// statuses (unless `none`, a ticket without HumanTicket, is one of them) and the words of q.
+// statuses (unless `none`, a ticket without HumanTicket, is one of them; `none` alone lists
+// its tickets by conversations.has_human_ticket, sql/018) and the words of q.
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
     for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
@@ -239,6 +241,12 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
         statuses.resize(4, statuses.front());  // the statement's four: repeats match alike
         out.push_back({Stmt::ticket_status_count, Stmt::tickets_filtered_by_status, statuses,
                        statuses, false});
+    } else if (f.status == "none") {  // alone: its own index (sql/018)
+        out.push_back({Stmt::ticket_no_human_ticket_count,
+                       Stmt::tickets_filtered_no_human_ticket,
+                       {},
+                       {},
+                       false});
     }
     // A word starts the page from its rows, intersected with those of the next two counted
     // words (itself again when q has fewer).
@@ -355,12 +363,62 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
     return out;
 }
 
+// The first and the largest number of tickets read to be checked for q's further words.
+constexpr std::uint64_t kFirstCandidates = 64;
+constexpr std::uint64_t kMostCandidates = 32768;
+
+// E10's q of more words than the statements intersect (E10 sets no limit on their number):
+// the page's candidates are the tickets matching the other filters and q's three rarest
+// counted words (search_tickets_page, intersected by index ranges, bounded as it is), read in
+// batches newest first (growing eightfold), and each candidate is checked for the remaining
+// words by seeks (having_every_word), stopping when the page is full. The rows read: those of
+// the three-word search per batch, plus at most (candidates checked) x (words) seeks.
+std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
+                                              std::uint64_t before_id, std::uint64_t rows) {
+    std::vector<TicketRow> out;
+    const std::optional<std::vector<std::string>> ranked =
+        rank_words(db, shop_id, Stmt::ticket_word_count, f.words);
+    if (!ranked) {
+        return out;  // a word that starts nothing in the shop
+    }
+    TicketFilter first = f;
+    first.words.assign(ranked->begin(), ranked->begin() + kIntersectedWords);
+    const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
+    std::uint64_t batch = std::max(kFirstCandidates, rows);
+    while (out.size() < rows) {
+        std::vector<TicketRow> candidates =
+            search_tickets_page(db, shop_id, first, before_id, batch);
+        std::vector<std::uint64_t> ids;
+        ids.reserve(candidates.size());
+        for (const TicketRow& t : candidates) {
+            ids.push_back(t.id);
+        }
+        const std::vector<std::uint64_t> kept =
+            having_every_word(db, Stmt::ticket_words_check, ids, rest, rows - out.size());
+        std::size_t k = 0;
+        for (TicketRow& t : candidates) {  // both newest first
+            if (k < kept.size() && kept[k] == t.id) {
+                out.push_back(std::move(t));
+                ++k;
+            }
+        }
+        if (candidates.size() < batch) {
+            break;  // no ticket below
+        }
+        before_id = ids.back();
+        batch = std::min(batch * 8, kMostCandidates);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& filter,
                                          std::uint64_t before_id, std::uint64_t rows) {
     if (filter.searching()) {
-        return search_tickets_page(db, shop_id, filter, before_id, rows);
+        return filter.words.size() > kIntersectedWords
+                   ? search_many_words_page(db, shop_id, filter, before_id, rows)
+                   : search_tickets_page(db, shop_id, filter, before_id, rows);
     }
     Stmt id = filter.customer_id
                   ? (filter.updated_since ? Stmt::tickets_page_customer_since
@@ -452,13 +510,18 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
 }
 
 std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at) {
-    return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
+    const std::uint64_t id = db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, db_time(opened_at));
         st.setUInt64(2, ticket_id);
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
     });
+    db.run(Stmt::conversation_has_human_ticket, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
+        st.executeUpdate();
+    });
+    return id;
 }
 
 }  // namespace supportcrm

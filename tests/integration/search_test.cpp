@@ -847,3 +847,200 @@ TEST(Search, TheTagAndStatusBackfillAgreesWithTheFilters) {
 }
 
 }  // namespace
+
+// q of more words than the page statements intersect by index ranges (three): E10 sets no
+// limit on their number. Ten words over a name and several comments; for each word a ticket
+// that has every other one: whichever words the service intersects and whichever it checks
+// ticket by ticket (db/search_repo.h, having_every_word), each one excludes its ticket.
+TEST(Search, EveryWordOfAManyWordedQCountsBeyondTheThird) {
+    const World w = it::tickets::make_world();
+    const std::string tag = unique_word("m");
+    std::vector<std::string> words;
+    for (const char* stem : {"apple", "birch", "cedar", "dahlia", "elm", "fern", "ginkgo", "hazel",
+                             "iris", "juniper"}) {
+        words.push_back(stem + tag);
+    }
+    // A ticket with the words except `skip`, the first two in its name, the others in comments
+    // of three words each (each word may match in a different place).
+    const auto make = [&](std::size_t skip) {
+        std::vector<std::string> have;
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            if (i != skip) {
+                have.push_back(words[i]);
+            }
+        }
+        const std::string t = it::tickets::create_ticket_id(
+            w, it::object({{"name", "Re: " + have[0] + ", " + have[1]}}));
+        for (std::size_t i = 2; i < have.size(); i += 3) {
+            std::string text = "about";
+            for (std::size_t k = i; k < have.size() && k < i + 3; ++k) {
+                text += " " + have[k] + (k % 2 ? "s" : "") + ".";  // a word's start matches
+            }
+            it::tickets::add_comment(w.shop, t, it::object({{"text", text}}));
+        }
+        return t;
+    };
+    const std::string old_full = make(words.size());
+    std::vector<std::string> partial;
+    for (std::size_t skip = 0; skip < words.size(); ++skip) {
+        partial.push_back(make(skip));
+    }
+    const std::string new_full = make(words.size());
+
+    std::string q;
+    for (const std::string& word : words) {
+        q += word + " ";
+    }
+    EXPECT_EQ(tickets_q(w.shop, q), (List{new_full, old_full}));
+    EXPECT_EQ(tickets_q(w.shop, q, "&limit=100"), (List{new_full, old_full}));
+    EXPECT_EQ(tickets_q(w.shop, q + " kumquat" + tag), List{}) << "an eleventh word nobody has";
+    // Four and five words (the fourth and the fifth are checked ticket by ticket), upper case.
+    EXPECT_EQ(tickets_q(w.shop, "APPLE" + tag + " birch" + tag + " CEDAR" + tag + " dahl"),
+              (List{new_full, partial[9], partial[8], partial[7], partial[6], partial[5],
+                    partial[4], old_full}));
+    EXPECT_EQ(
+        tickets_q(w.shop,
+                  words[5] + " " + words[6] + " " + words[7] + " " + words[8] + " " + words[9]),
+        (List{new_full, partial[4], partial[3], partial[2], partial[1], partial[0], old_full}));
+    // Filters and cursors still apply, one ticket a page.
+    EXPECT_EQ(tickets_q(w.shop, q, "&Channel=Mail&status=none"), (List{new_full, old_full}));
+    EXPECT_EQ(tickets_q(w.shop, q, "&Channel=Chat"), List{});
+    const HttpResponse first = it::get("/api/v1/tickets?limit=1&q=" + encode(q), w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    ASSERT_EQ(first.json()["tickets"].size(), 1u);
+    EXPECT_EQ(first.json()["tickets"][0]["id"].asString(), new_full);
+    const HttpResponse second = it::get("/api/v1/tickets?limit=1&q=" + encode(q) +
+                                            "&cursor=" + first.json()["nextCursor"].asString(),
+                                        w.shop);
+    ASSERT_TRUE(it::is_success(second, 200)) << second.describe();
+    ASSERT_EQ(second.json()["tickets"].size(), 1u);
+    EXPECT_EQ(second.json()["tickets"][0]["id"].asString(), old_full);
+    EXPECT_TRUE(second.json()["nextCursor"].isNull());
+    EXPECT_TRUE(is_invalid(
+        it::get("/api/v1/tickets?limit=1&q=" + encode(words[0] + " " + words[1] + " " + words[2]) +
+                    "&cursor=" + first.json()["nextCursor"].asString(),
+                w.shop),
+        "Invalid cursor"))
+        << "fewer words are another filter";
+}
+
+// 1,000 distinct words, every one in a ticket (ten comments of 100): the ticket is found, and
+// one that lacks only one of them (the shortest, checked last) is not.
+TEST(Search, AThousandWordQFindsExactlyTheTicketsHavingEveryWord) {
+    const World w = it::tickets::make_world();  // a shop of its own: short words will do
+    std::vector<std::string> words;
+    for (int i = 0; i < 999; ++i) {
+        words.push_back("kw" + std::to_string(1000 + i));
+    }
+    const std::string last = "zq" + std::to_string(words.size() % 10);  // 3 characters
+    const auto make = [&](bool with_last) {
+        const std::string t =
+            it::tickets::create_ticket_id(w, it::object({{"name", with_last ? last : "none"}}));
+        for (std::size_t i = 0; i < words.size(); i += 100) {
+            std::string text;
+            for (std::size_t k = i; k < words.size() && k < i + 100; ++k) {
+                text += words[k] + " ";
+            }
+            it::tickets::add_comment(w.shop, t, it::object({{"text", text}}));
+        }
+        return t;
+    };
+    const std::string all = make(true);
+    make(false);
+    std::string q = last;
+    for (const std::string& word : words) {
+        q += " " + word;
+    }
+    EXPECT_EQ(tickets_q(w.shop, q), List{all});
+    EXPECT_EQ(tickets_q(w.shop, q + " zqx"), List{}) << "a thousand and first word nobody has";
+    EXPECT_EQ(customers_q(w.shop, q), List{});
+}
+
+// The same for customers: five words over email, phone and names; for each word a customer
+// with the other four.
+TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
+    const it::Shop shop = it::make_shop();  // a shop of its own: plain words will do
+    const std::vector<std::string> words = {"mailbox", "4917012345", "firstname", "lastname",
+                                            "fullname"};
+    const std::vector<std::string> others = {"postbox", "15550000", "given", "family", "whole"};
+    const auto make = [&](std::size_t skip) {
+        const auto pick = [&](std::size_t i) { return i == skip ? others[i] : words[i]; };
+        return std::to_string(
+            // Each its own email and phone (the same would find the existing customer): the
+            // skip's digit, under 3 characters, is no word.
+            it::create_customer(
+                shop, it::object({{"email", pick(0) + "." + std::to_string(skip) + "@x.example"},
+                                  {"phone_number", "+" + pick(1) + std::to_string(skip)},
+                                  {"first_name", pick(2)},
+                                  {"last_name", pick(3)},
+                                  {"full_name", pick(4) + " Mr"}}))["id"]
+                .asInt64());
+    };
+    const std::string full = make(words.size());
+    std::vector<std::string> partial;
+    for (std::size_t skip = 0; skip < words.size(); ++skip) {
+        partial.push_back(make(skip));
+    }
+    std::string q = "example";
+    for (const std::string& word : words) {
+        q += " " + word.substr(0, 5);  // word starts
+    }
+    EXPECT_EQ(customers_q(shop, q), List{full});
+    EXPECT_EQ(customers_q(shop, q + " nobody"), List{});
+    EXPECT_EQ(customers_q(shop, "example mailbox 49170 first last"), (List{partial[4], full}));
+    EXPECT_EQ(customers_q(shop, "EXAMPLE FULLNAME 49170 first last"), (List{partial[0], full}));
+}
+
+// status=none alone is read from its own index (sql/018, conversations.has_human_ticket): a
+// ticket created without HumanTicket is in it, one created with it is not, and one whose PATCH
+// opens a HumanTicket leaves it; pages and cursors as with every filter. 3,100 planted tickets
+// with a HumanTicket around them make the source common and rare in turn (3,000 is the bound).
+TEST(Search, StatusNoneFollowsTheHumanTicketsOfItsOwnIndex) {
+    const World w = it::tickets::make_world();
+    const std::string none_old = it::tickets::create_ticket_id(w);
+    const std::string opened =
+        it::tickets::create_ticket_id(w, it::object({{"isOpenedTicket", true}}));
+    const std::string later = it::tickets::create_ticket_id(w);
+    const std::string none_new = it::tickets::create_ticket_id(w);
+    it::Db db;
+    const auto has_human_ticket = [&](const std::string& id) {
+        return db.scalar("SELECT has_human_ticket FROM conversations WHERE id = ?", {id})
+            .value_or("missing");
+    };
+    EXPECT_EQ(has_human_ticket(none_old), "0");
+    EXPECT_EQ(has_human_ticket(opened), "1");
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none"), (List{none_new, later, none_old}));
+
+    ASSERT_TRUE(it::is_success(
+        patch_ticket(w.shop, later, it::object({{"HumanTicketStatus", "OPEN"}})), 200));
+    EXPECT_EQ(has_human_ticket(later), "1");
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none"), (List{none_new, none_old}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=OPEN"), (List{later, opened}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&Channel=Chat"), List{});
+
+    const HttpResponse first = it::get("/api/v1/tickets?status=none&limit=1", w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    ASSERT_EQ(first.json()["tickets"].size(), 1u);
+    EXPECT_EQ(first.json()["tickets"][0]["id"].asString(), none_new);
+    const std::string cursor = first.json()["nextCursor"].asString();
+    const HttpResponse second =
+        it::get("/api/v1/tickets?status=none&limit=1&cursor=" + cursor, w.shop);
+    ASSERT_TRUE(it::is_success(second, 200)) << second.describe();
+    ASSERT_EQ(second.json()["tickets"].size(), 1u);
+    EXPECT_EQ(second.json()["tickets"][0]["id"].asString(), none_old);
+    EXPECT_TRUE(second.json()["nextCursor"].isNull());
+    EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?status=OPEN&cursor=" + cursor, w.shop),
+                           "Invalid cursor"));
+
+    // 3,100 more tickets without HumanTicket, newer than all: the source is common now (the
+    // newest 1,000 are checked first), and the old ones are still found past them.
+    const std::string shop = std::to_string(w.shop.id);
+    ASSERT_EQ(db.execute("INSERT INTO conversations (shop_id, customer_id, channel, date, "
+                         "last_message_time, tags, created_at, updated_at) SELECT ?, ?, 'Chat', "
+                         "UTC_TIMESTAMP(3), UTC_TIMESTAMP(3), '[]', UTC_TIMESTAMP(3), "
+                         "UTC_TIMESTAMP(3) FROM seq_1_to_3100",
+                         {shop, std::to_string(w.customer_id)}),
+              0);
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&Channel=Mail"), (List{none_new, none_old}));
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&limit=100").size(), 100u);
+}
