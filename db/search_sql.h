@@ -68,7 +68,7 @@ namespace sql_text {
 // `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses
 // (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end;
-// `no_human_ticket` those without HumanTicket (sql/018, status=none alone) likewise. A q of
+// `no_human_ticket` those without HumanTicket (sql/017, status=none alone) likewise. A q of
 // more words than three: ticket_repo.cpp's search_many_words_page and `ticket_words_check`.
 // scan binds shop, floor, the filters, the cursor's id, limit + 1; the by_* statements bind
 // their own values first (word: shop and 'word%' three times, the starting word's first; tag:
@@ -107,7 +107,7 @@ namespace sql_text {
       "ON t.id = h.conversation_id WHERE h.shop_id = ? AND h.status IN (?, ?, ?, ?) "              \
       "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND h.conversation_id < ? "                  \
       "ORDER BY h.conversation_id DESC LIMIT ?")                                                   \
-    /* status=none alone (sql/018): the tickets without HumanTicket, by their own index */       \
+    /* status=none alone (sql/017): the tickets without HumanTicket, by their own index */       \
     /* (shop, has_human_ticket = 0, id), newest first (binds shop twice, as the by_* */           \
     /* statements bind it after their values). The filters still check the status itself. */    \
     S(tickets_filtered_no_human_ticket,                                                            \

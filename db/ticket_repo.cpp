@@ -221,7 +221,7 @@ constexpr std::uint64_t kScanWindow = 1000;
 
 // The filters that can start a page from their own index (db/search_sql.h): the tags, the
 // statuses (unless `none`, a ticket without HumanTicket, is one of them; `none` alone lists
-// its tickets by conversations.has_human_ticket, sql/018) and the words of q.
+// its tickets by conversations.has_human_ticket, sql/017) and the words of q.
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
     for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
@@ -241,7 +241,7 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
         statuses.resize(4, statuses.front());  // the statement's four: repeats match alike
         out.push_back({Stmt::ticket_status_count, Stmt::tickets_filtered_by_status, statuses,
                        statuses, false});
-    } else if (f.status == "none") {  // alone: its own index (sql/018)
+    } else if (f.status == "none") {  // alone: its own index (sql/017)
         out.push_back({Stmt::ticket_no_human_ticket_count,
                        Stmt::tickets_filtered_no_human_ticket,
                        {},

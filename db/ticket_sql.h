@@ -64,14 +64,14 @@ namespace sql_text {
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
       "unread_chat_count, tags, language_code, via, created_at, updated_at, has_human_ticket) "    \
       /* From the customer's row, which customer_attach holds locked and checked. The last */     \
-      /* value: whether the create writes a HumanTicket too (sql/018, the status=none index). */ \
+      /* value: whether the create writes a HumanTicket too (sql/017, the status=none index). */ \
       "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM customers "             \
       "WHERE id = ? AND merged_into IS NULL RETURNING id")                                         \
     S(human_ticket_insert,                                                                         \
       /* The shop from the ticket's row (ix_human_tickets_shop_status: the status filter). */    \
       "INSERT INTO human_tickets (conversation_id, shop_id, status, opened_at) "                    \
       "SELECT c.id, c.shop_id, 'OPEN', ? FROM conversations c WHERE c.id = ? RETURNING id")        \
-    /* A PATCH opened a HumanTicket: the ticket leaves the status=none index (sql/018). */         \
+    /* A PATCH opened a HumanTicket: the ticket leaves the status=none index (sql/017). */         \
     S(conversation_has_human_ticket,                                                               \
       "UPDATE conversations SET has_human_ticket = 1 WHERE id = ?")                                \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \

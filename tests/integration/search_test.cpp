@@ -991,7 +991,7 @@ TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
     EXPECT_EQ(customers_q(shop, "EXAMPLE FULLNAME 49170 first last"), (List{partial[0], full}));
 }
 
-// status=none alone is read from its own index (sql/018, conversations.has_human_ticket): a
+// status=none alone is read from its own index (sql/017, conversations.has_human_ticket): a
 // ticket created without HumanTicket is in it, one created with it is not, and one whose PATCH
 // opens a HumanTicket leaves it; pages and cursors as with every filter. 3,100 planted tickets
 // with a HumanTicket around them make the source common and rare in turn (3,000 is the bound).

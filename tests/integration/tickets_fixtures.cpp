@@ -265,7 +265,7 @@ void plant_human_ticket(const std::string& conversation_id, const std::string& s
                    {status, opened_at, closed_at, conversation_id}) != 0) {
         throw std::runtime_error("conversation " + conversation_id + " has a human ticket already");
     }
-    // And the ticket leaves the status=none index, as the service writes it (sql/018).
+    // And the ticket leaves the status=none index, as the service writes it (sql/017).
     db.execute("UPDATE conversations SET has_human_ticket = 1 WHERE id = CAST(? AS UNSIGNED)",
                {conversation_id});
 }
