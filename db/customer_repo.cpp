@@ -210,47 +210,23 @@ std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
 }
 
 // E10's q of more words than search_customers_page intersects: as for tickets
-// (ticket_repo.cpp, search_many_words_page), candidates by its three rarest counted words in
-// batches newest first, each checked for the other words by seeks.
+// (rows_having_every_word, db/search_repo.h).
 std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t shop_id,
                                                           const std::vector<std::string>& list,
                                                           std::uint64_t before_id,
                                                           std::uint64_t rows) {
-    constexpr std::uint64_t kFirstCandidates = 64;
-    constexpr std::uint64_t kMostCandidates = 32768;  // as for tickets
-    std::vector<CustomerRow> out;
     const std::optional<std::vector<std::string>> ranked =
         rank_words(db, shop_id, Stmt::customer_word_count, list);
     if (!ranked) {
-        return out;
+        return {};
     }
     const std::vector<std::string> first(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
-    std::uint64_t batch = std::max(kFirstCandidates, rows);
-    while (out.size() < rows) {
-        std::vector<CustomerRow> candidates =
-            search_customers_page(db, shop_id, first, before_id, batch);
-        std::vector<std::uint64_t> ids;
-        ids.reserve(candidates.size());
-        for (const CustomerRow& c : candidates) {
-            ids.push_back(c.id);
-        }
-        const std::vector<std::uint64_t> kept =
-            having_every_word(db, Stmt::customer_words_check, ids, rest, rows - out.size());
-        std::size_t k = 0;
-        for (CustomerRow& c : candidates) {  // both newest first
-            if (k < kept.size() && kept[k] == c.id) {
-                out.push_back(std::move(c));
-                ++k;
-            }
-        }
-        if (candidates.size() < batch) {
-            break;
-        }
-        before_id = ids.back();
-        batch = std::min(batch * 8, kMostCandidates);
-    }
-    return out;
+    return rows_having_every_word<CustomerRow>(db, Stmt::customer_words_check, rest, before_id,
+                                               rows, [&](std::uint64_t below, std::uint64_t n) {
+                                                   return search_customers_page(db, shop_id, first,
+                                                                                below, n);
+                                               });
 }
 
 }  // namespace

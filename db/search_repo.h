@@ -95,6 +95,48 @@ std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
 constexpr std::size_t kCheckedIds = 1024;
 constexpr std::size_t kFirstCheckedWords = 4;
 
+// The first and the largest number of candidates read to be checked for q's further words.
+constexpr std::uint64_t kFirstCandidates = 64;
+constexpr std::uint64_t kMostCandidates = 32768;
+
+// E10's q of more words than the statements intersect (E10 sets no limit on their number),
+// for tickets and customers alike: `read_candidates(before_id, n)` reads up to n rows (each
+// with an `id`) below before_id, newest first, that match the other filters and q's three
+// rarest counted words (intersected by index ranges, bounded as that search is); batches of
+// them, growing eightfold, are checked for the `rest` of the words by seeks
+// (having_every_word), until `rows` passed or no row is left. The rows read: those of the
+// three-word search per batch, plus at most (candidates checked) x (words) seeks.
+template <class Row, class ReadCandidates>
+std::vector<Row> rows_having_every_word(Db& db, Stmt check, const std::vector<std::string>& rest,
+                                        std::uint64_t before_id, std::uint64_t rows,
+                                        ReadCandidates read_candidates) {
+    std::vector<Row> out;
+    std::uint64_t batch = kFirstCandidates > rows ? kFirstCandidates : rows;
+    while (out.size() < rows) {
+        std::vector<Row> candidates = read_candidates(before_id, batch);
+        std::vector<std::uint64_t> ids;
+        ids.reserve(candidates.size());
+        for (const Row& r : candidates) {
+            ids.push_back(r.id);
+        }
+        const std::vector<std::uint64_t> kept =
+            having_every_word(db, check, ids, rest, rows - out.size());
+        std::size_t k = 0;
+        for (Row& r : candidates) {  // both newest first
+            if (k < kept.size() && kept[k] == r.id) {
+                out.push_back(std::move(r));
+                ++k;
+            }
+        }
+        if (candidates.size() < batch) {
+            break;  // nothing below
+        }
+        before_id = ids.back();
+        batch = batch * 8 < kMostCandidates ? batch * 8 : kMostCandidates;
+    }
+    return out;
+}
+
 // The bound below which a source is rare: starting from it reads few rows whatever the
 // others' values.
 constexpr std::uint64_t kRareRows = 3000;

@@ -363,52 +363,24 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
     return out;
 }
 
-// The first and the largest number of tickets read to be checked for q's further words.
-constexpr std::uint64_t kFirstCandidates = 64;
-constexpr std::uint64_t kMostCandidates = 32768;
-
-// E10's q of more words than the statements intersect (E10 sets no limit on their number):
-// the page's candidates are the tickets matching the other filters and q's three rarest
-// counted words (search_tickets_page, intersected by index ranges, bounded as it is), read in
-// batches newest first (growing eightfold), and each candidate is checked for the remaining
-// words by seeks (having_every_word), stopping when the page is full. The rows read: those of
-// the three-word search per batch, plus at most (candidates checked) x (words) seeks.
+// E10's q of more words than the statements intersect: candidates by the other filters and
+// q's three rarest counted words (search_tickets_page), checked for the others
+// (rows_having_every_word, db/search_repo.h).
 std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                                               std::uint64_t before_id, std::uint64_t rows) {
-    std::vector<TicketRow> out;
     const std::optional<std::vector<std::string>> ranked =
         rank_words(db, shop_id, Stmt::ticket_word_count, f.words);
     if (!ranked) {
-        return out;  // a word that starts nothing in the shop
+        return {};  // a word that starts nothing in the shop
     }
     TicketFilter first = f;
     first.words.assign(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
-    std::uint64_t batch = std::max(kFirstCandidates, rows);
-    while (out.size() < rows) {
-        std::vector<TicketRow> candidates =
-            search_tickets_page(db, shop_id, first, before_id, batch);
-        std::vector<std::uint64_t> ids;
-        ids.reserve(candidates.size());
-        for (const TicketRow& t : candidates) {
-            ids.push_back(t.id);
-        }
-        const std::vector<std::uint64_t> kept =
-            having_every_word(db, Stmt::ticket_words_check, ids, rest, rows - out.size());
-        std::size_t k = 0;
-        for (TicketRow& t : candidates) {  // both newest first
-            if (k < kept.size() && kept[k] == t.id) {
-                out.push_back(std::move(t));
-                ++k;
-            }
-        }
-        if (candidates.size() < batch) {
-            break;  // no ticket below
-        }
-        before_id = ids.back();
-        batch = std::min(batch * 8, kMostCandidates);
-    }
-    return out;
+    return rows_having_every_word<TicketRow>(db, Stmt::ticket_words_check, rest, before_id, rows,
+                                             [&](std::uint64_t below, std::uint64_t n) {
+                                                 return search_tickets_page(db, shop_id, first,
+                                                                            below, n);
+                                             });
 }
 
 }  // namespace
