@@ -272,11 +272,14 @@ class Db {
     std::optional<std::string> scalar(const std::string& query,
                                       const std::vector<std::string>& params = {});
     // Runs a statement (for fixtures that plant rows); NULL parameters are nullopt. Returns
-    // 1062 on a duplicate-key failure and 0 on success; throws on every other failure.
+    // 1062 on a duplicate-key failure and 0 on success; throws on every other failure. A
+    // statement outside a transaction opened with execute("START TRANSACTION"/"BEGIN") that
+    // the server rolls back as a deadlock victim runs again (a few times).
     int execute(const std::string& query, const std::vector<std::optional<std::string>>& params);
 
   private:
     std::unique_ptr<sql::Connection> conn_;
+    bool in_transaction_ = false;
 };
 
 // Reads `key = value` lines of an INI file (comments with # or ;, [sections] ignored).
