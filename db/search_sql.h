@@ -146,8 +146,7 @@ namespace sql_text {
     /* (docs/performance.md, "Many words ..."). */                                                    \
     S(ticket_words_check,                                                                          \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
-      " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) "                     \
-      "ON x.conversation_id >= c.id "                              \
+      " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) ON x.conversation_id >= c.id "        \
       "AND x.conversation_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END           \
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
@@ -171,8 +170,7 @@ namespace sql_text {
     /* The same for customers (binds ids, words, the number of words). */                        \
     S(customer_words_check,                                                                        \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
-      " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) "                    \
-      "ON x.customer_id >= c.id "                                \
+      " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) ON x.customer_id >= c.id "          \
       "AND x.customer_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END               \
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* The search data's writes. A comment's words: a word the ticket has already is marked as */ \

@@ -467,14 +467,15 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
         st.setBoolean(7, t.is_opened_ticket);
         st.setString(8, db_time(after.updated_at));
         const std::optional<HumanTicketState>& h = after.human_ticket;
-        bind_optional(st, 9, h ? std::optional<std::string>(h->status) : std::nullopt);
+        st.setBoolean(9, h.has_value());  // the status=none index (sql/017)
+        bind_optional(st, 10, h ? std::optional<std::string>(h->status) : std::nullopt);
         if (h && h->closed_at) {
-            st.setString(10, db_time(*h->closed_at));
+            st.setString(11, db_time(*h->closed_at));
         } else {
-            st.setNull(10, sql::DataType::TIMESTAMP);
+            st.setNull(11, sql::DataType::TIMESTAMP);
         }
-        st.setUInt64(11, after.id);
-        st.setUInt64(12, expected_version);
+        st.setUInt64(12, after.id);
+        st.setUInt64(13, expected_version);
         if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
             throw version_changed();
         }
@@ -482,18 +483,13 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
 }
 
 std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at) {
-    const std::uint64_t id = db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
+    return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
         st.setString(1, db_time(opened_at));
         st.setUInt64(2, ticket_id);
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
     });
-    db.run(Stmt::conversation_has_human_ticket, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.executeUpdate();
-    });
-    return id;
 }
 
 }  // namespace supportcrm

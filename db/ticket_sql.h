@@ -71,9 +71,6 @@ namespace sql_text {
       /* The shop from the ticket's row (ix_human_tickets_shop_status: the status filter). */    \
       "INSERT INTO human_tickets (conversation_id, shop_id, status, opened_at) "                    \
       "SELECT c.id, c.shop_id, 'OPEN', ? FROM conversations c WHERE c.id = ? RETURNING id")        \
-    /* A PATCH opened a HumanTicket: the ticket leaves the status=none index (sql/017). */         \
-    S(conversation_has_human_ticket,                                                               \
-      "UPDATE conversations SET has_human_ticket = 1 WHERE id = ?")                                \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
     /* No row: resolve the key, then 404. */                                                       \
     S(ticket_detail,                                                                               \
@@ -111,7 +108,8 @@ namespace sql_text {
       "UPDATE conversations t LEFT JOIN human_tickets h ON h.conversation_id = t.id "              \
       "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, " \
       "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "                        \
-      "t.version = t.version + 1, h.status = ?, h.closed_at = ? "                                  \
+      /* has_human_ticket (sql/017): true once the PATCH opens one (a HumanTicket stays). */     \
+      "t.has_human_ticket = ?, t.version = t.version + 1, h.status = ?, h.closed_at = ? "          \
       "WHERE t.id = ? AND t.version = ?")                                                          \
     /* GET /api/v1/customers/{id}/export (extensions.md E9): the customer's tickets, id */         \
     /* ascending, in keyset chunks along ix_conversations_customer (customer_id, then id). */      \

@@ -3,9 +3,9 @@
 -- status=none walked every ticket of the shop when few tickets lacked a HumanTicket (100 of
 -- 100,000: 200,215 rows read for one page). conversations.has_human_ticket says whether the
 -- ticket has its human_tickets row; it is written with that row, in its transaction: at ticket
--- create (the row is written iff isOpenedTicket, db/ticket_repo.cpp insert_ticket) and by a PATCH
--- that opens one (open_human_ticket). A HumanTicket is never deleted (a ticket is never
--- deleted: an erasure keeps it, a merge moves it within the shop).
+-- create (the row is written iff isOpenedTicket, db/ticket_repo.cpp insert_ticket) and by the
+-- ticket's UPDATE of a PATCH that opens one (update_ticket). A HumanTicket is never deleted (a
+-- ticket is never deleted: an erasure keeps it, a merge moves it within the shop).
 --
 -- Cost: the column is instant (MariaDB 10.3+, NOT NULL with a default, at the end: no table
 -- rebuild); the backfill rewrites the rows of tickets that have a HumanTicket (one write set on
