@@ -1,5 +1,7 @@
 #include "db/customer_repo.h"
 
+#include <utility>
+
 #include "common/text.h"
 #include "common/words.h"
 #include "db/customer_sql.h"
@@ -168,9 +170,11 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const std::string& words_js
 // E10's q: from the customers having its rarest word when it is rare; else the newest
 // kScanWindow customers first, then from the rarest word, counted further (the rows read stay
 // bounded by that word's customers: docs/performance.md, "Known worst cases").
+// `past_window` as for tickets (ticket_repo.cpp, search_tickets_page).
 std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
                                                const std::vector<std::string>& list,
-                                               std::uint64_t before_id, std::uint64_t rows) {
+                                               std::uint64_t before_id, std::uint64_t rows,
+                                               std::optional<FewestRows>* past_window = nullptr) {
     std::vector<CustomerRow> out;
     std::vector<SearchSource> sources;
     for (std::size_t i = 0; i < list.size() && i < kCountedWords; ++i) {
@@ -201,7 +205,7 @@ std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
     if (out.size() >= rows || floor == 0) {
         return out;
     }
-    rare = fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
+    rare = fewest_rows_past_window(db, shop_id, sources, past_window);
     if (rare.rows != 0) {
         read_search_rows(db, shop_id, words_json, &sources[rare.source].values[0], 0, floor,
                          rows - out.size(), out);
@@ -215,18 +219,20 @@ std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t 
                                                           const std::vector<std::string>& list,
                                                           std::uint64_t before_id,
                                                           std::uint64_t rows) {
+    WordsOverBound over;
     const std::optional<std::vector<std::string>> ranked =
-        rank_words(db, shop_id, Stmt::customer_word_count, list);
+        rank_words(db, shop_id, Stmt::customer_word_count, list, over);
     if (!ranked) {
         return {};
     }
     const std::vector<std::string> first(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
-    return rows_having_every_word<CustomerRow>(db, Stmt::customer_words_check, rest, before_id,
-                                               rows, [&](std::uint64_t below, std::uint64_t n) {
-                                                   return search_customers_page(db, shop_id, first,
-                                                                                below, n);
-                                               });
+    std::optional<FewestRows> past_window;
+    return rows_having_every_word<CustomerRow>(
+        db, kCustomerWordChecks, shop_id, rest, std::move(over), before_id, rows,
+        [&](std::uint64_t below, std::uint64_t n) {
+            return search_customers_page(db, shop_id, first, below, n, &past_window);
+        });
 }
 
 }  // namespace

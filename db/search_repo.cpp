@@ -1,6 +1,7 @@
 #include "db/search_repo.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_set>
 
 #include "common/words.h"
@@ -149,7 +150,8 @@ std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& sour
 }  // namespace
 
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
-                                                   const std::vector<std::string>& words) {
+                                                   const std::vector<std::string>& words,
+                                                   WordsOverBound& over) {
     const std::size_t counted = std::min(words.size(), kRankedWords);
     std::vector<std::pair<std::uint64_t, std::size_t>> rows;  // (count, index in words)
     for (std::size_t i = 0; i < counted; ++i) {
@@ -157,6 +159,9 @@ std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id
         const std::uint64_t n = count_rows(db, shop_id, source, kRareRows);
         if (n == 0) {
             return std::nullopt;
+        }
+        if (n >= kRareRows) {
+            over[words[i]] = kRareRows - 1;
         }
         rows.emplace_back(n, i);
     }
@@ -185,7 +190,25 @@ std::string json_ids(const std::vector<std::uint64_t>& ids) {
     return out;
 }
 
-// The ids of `ids` having every one of `words`: one statement.
+// The ids of the shop's rows having a word that starts with `word`, up to `bound` + 1 of them
+// (more than `bound`: the word has more rows).
+std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
+                                       const std::string& word, std::uint64_t bound) {
+    return db.run(rows, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setString(2, word + "%");
+        st.setUInt64(3, bound + 1);
+        ResultSetPtr rs(st.executeQuery());
+        std::vector<std::uint64_t> out;
+        out.reserve(rs->rowsCount());
+        while (rs->next()) {
+            out.push_back(rs->getUInt64(1));
+        }
+        return out;
+    });
+}
+
+// The ids of `ids` having every one of `words`: one statement, a seek per (id, word).
 std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
                                                const std::vector<std::uint64_t>& ids,
                                                const std::vector<std::string>& words) {
@@ -202,12 +225,11 @@ std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
     });
 }
 
-}  // namespace
-
-std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
-                                             const std::vector<std::uint64_t>& ids,
-                                             const std::vector<std::string>& words,
-                                             std::size_t needed) {
+// having_every_word's seeks: the first `needed` of `ids` having every one of `words`.
+std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check,
+                                                      const std::vector<std::uint64_t>& ids,
+                                                      const std::vector<std::string>& words,
+                                                      std::size_t needed) {
     std::vector<std::uint64_t> out;
     for (std::size_t from = 0; from < ids.size() && out.size() < needed; from += kCheckedIds) {
         std::vector<std::uint64_t> left(
@@ -233,6 +255,55 @@ std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
     return out;
 }
 
+}  // namespace
+
+std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
+                                             std::uint64_t shop_id,
+                                             const std::vector<std::uint64_t>& ids,
+                                             const std::vector<std::string>& words,
+                                             std::size_t needed, WordsOverBound& over) {
+    std::vector<std::uint64_t> left = ids;  // newest first: descending
+    std::vector<std::string> sought;
+    for (const std::string& word : words) {
+        if (left.empty()) {
+            return left;
+        }
+        const std::uint64_t bound =
+            std::min<std::uint64_t>(left.size() * kRangeRowsPerCandidate, kMostRangeRows);
+        const auto known = over.find(word);
+        if (known != over.end() && known->second >= bound) {
+            sought.push_back(word);
+            continue;
+        }
+        const std::vector<std::uint64_t> having =
+            ids_of_word(db, checks.rows, shop_id, word, bound);
+        if (having.size() > bound) {
+            over[word] = bound;
+            sought.push_back(word);
+            continue;
+        }
+        std::vector<bool> kept(left.size(), false);
+        for (std::uint64_t id : having) {
+            const auto at = std::lower_bound(left.begin(), left.end(), id, std::greater<>());
+            if (at != left.end() && *at == id) {
+                kept[static_cast<std::size_t>(at - left.begin())] = true;
+            }
+        }
+        std::size_t to = 0;
+        for (std::size_t from = 0; from < left.size(); ++from) {
+            if (kept[from]) {
+                left[to++] = left[from];
+            }
+        }
+        left.resize(to);
+    }
+    if (sought.empty()) {
+        left.resize(std::min(left.size(), needed));
+        return left;
+    }
+    return having_every_word_by_seeks(db, checks.seek, left, sought, needed);
+}
+
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow) {
     // Past this a shop is bigger than anything measured: the first source is as good as any.
@@ -253,6 +324,19 @@ FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSo
         }
         bound *= 10;
     }
+}
+
+FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
+                                   const std::vector<SearchSource>& sources,
+                                   std::optional<FewestRows>* memo) {
+    if (memo && *memo) {
+        return **memo;
+    }
+    const FewestRows rare = fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
+    if (memo) {
+        *memo = rare;
+    }
+    return rare;
 }
 
 }  // namespace supportcrm

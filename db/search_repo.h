@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "db/customer_repo.h"
@@ -69,31 +70,61 @@ struct FewestRows {
 };
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow);
+// The source to go on from past the scan window of a search (ticket_repo.cpp,
+// customer_repo.cpp): fewest_rows from ten times kRareRows, growing. With `memo`, counted once
+// for all the calls that share it (the batches of one request, same filters), since the
+// counting reads up to ten times the rarest source's rows each time.
+FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
+                                   const std::vector<SearchSource>& sources,
+                                   std::optional<FewestRows>* memo);
 // --- Queries of more words than the statements intersect (extensions.md E10 sets no limit) --
 
 // How many words of `q` the page statements take (ticket_repo.cpp, customer_repo.cpp): they
 // intersect them by index ranges; the others are checked with having_every_word().
 constexpr std::size_t kIntersectedWords = 3;
 
+// For one request: words known to have more rows than a number (the word's largest bound
+// exceeded), so that a word is not read again up to a bound it exceeds.
+using WordsOverBound = std::unordered_map<std::string, std::uint64_t>;
+
 // q's words (words::query(), longest first) in the order to use them: the first kRankedWords
 // counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to kRareRows
-// each and put rarest first, the others after them as they came. nullopt: a counted word
-// starts no word of the shop, so nothing matches.
+// each and put rarest first, the others after them as they came; a word counted to the bound
+// goes into `over`. nullopt: a counted word starts no word of the shop, so nothing matches.
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
-                                                   const std::vector<std::string>& words);
+                                                   const std::vector<std::string>& words,
+                                                   WordsOverBound& over);
 constexpr std::size_t kRankedWords = 8;
 
-// Of `ids` (newest first), the first `needed` (in that order) whose words (`check`:
-// ticket_words_check or customer_words_check) start with every one of `words`: the ids are
-// taken kCheckedIds at a time and the words kFirstCheckedWords at a time, then twice as many
-// each time, an id leaving at the first chunk of words it fails; so the rows read are at most
-// ids x words seeks, and stop once `needed` ids passed.
-std::vector<std::uint64_t> having_every_word(Db& db, Stmt check,
+// The statements that check candidates for q's further words, two ways (db/search_sql.h):
+// `seek` one seek per (candidate, word) (ticket_words_check), `rows` the ids of a word's rows
+// in the shop up to a bound (ticket_word_tickets); the customer_* ones for customers.
+struct WordChecks {
+    Stmt seek;
+    Stmt rows;
+};
+inline constexpr WordChecks kTicketWordChecks{Stmt::ticket_words_check, Stmt::ticket_word_tickets};
+inline constexpr WordChecks kCustomerWordChecks{Stmt::customer_words_check,
+                                                Stmt::customer_word_customers};
+
+// Of `ids` (newest first), the first `needed` (in that order) whose words start with every one
+// of `words`. Each word, in order, has its rows' ids read (`rows`) up to
+// kRangeRowsPerCandidate per id still left (at most kMostRangeRows): when they are all, those
+// ids are looked up in the ids, which costs less than a seek per id (a row ~0.5 us, a seek
+// 10-30 us: it plans its range anew each time); otherwise the word waits for the seeks. Those
+// take the ids kCheckedIds at a time and the words kFirstCheckedWords at a time, then twice
+// as many each time, an id leaving at the first chunk of words it fails, and stop once
+// `needed` ids passed. So the rows read are, for each (id, word), at most
+// kRangeRowsPerCandidate rows or (when the word had more) that many and a seek.
+std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
+                                             std::uint64_t shop_id,
                                              const std::vector<std::uint64_t>& ids,
                                              const std::vector<std::string>& words,
-                                             std::size_t needed);
+                                             std::size_t needed, WordsOverBound& over);
 constexpr std::size_t kCheckedIds = 1024;
 constexpr std::size_t kFirstCheckedWords = 4;
+constexpr std::uint64_t kRangeRowsPerCandidate = 32;
+constexpr std::uint64_t kMostRangeRows = 131072;
 
 // The first and the largest number of candidates read to be checked for q's further words.
 constexpr std::uint64_t kFirstCandidates = 64;
@@ -103,11 +134,13 @@ constexpr std::uint64_t kMostCandidates = 32768;
 // for tickets and customers alike: `read_candidates(before_id, n)` reads up to n rows (each
 // with an `id`) below before_id, newest first, that match the other filters and q's three
 // rarest counted words (intersected by index ranges, bounded as that search is); batches of
-// them, growing eightfold, are checked for the `rest` of the words by seeks
-// (having_every_word), until `rows` passed or no row is left. The rows read: those of the
-// three-word search per batch, plus at most (candidates checked) x (words) seeks.
+// them, growing eightfold, are checked for the `rest` of the words (having_every_word: by
+// ranges or seeks), until `rows` passed or no row is left. The rows read: those of the
+// three-word search per batch, plus for each (candidate checked, word) a seek or at most
+// 2 x kRangeRowsPerCandidate rows of ranges.
 template <class Row, class ReadCandidates>
-std::vector<Row> rows_having_every_word(Db& db, Stmt check, const std::vector<std::string>& rest,
+std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::uint64_t shop_id,
+                                        const std::vector<std::string>& rest, WordsOverBound over,
                                         std::uint64_t before_id, std::uint64_t rows,
                                         ReadCandidates read_candidates) {
     std::vector<Row> out;
@@ -120,7 +153,7 @@ std::vector<Row> rows_having_every_word(Db& db, Stmt check, const std::vector<st
             ids.push_back(r.id);
         }
         const std::vector<std::uint64_t> kept =
-            having_every_word(db, check, ids, rest, rows - out.size());
+            having_every_word(db, checks, shop_id, ids, rest, rows - out.size(), over);
         std::size_t k = 0;
         for (Row& r : candidates) {  // both newest first
             if (k < kept.size() && kept[k] == r.id) {

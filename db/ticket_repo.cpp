@@ -3,6 +3,7 @@
 #include <cppconn/datatype.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "common/json_writer.h"
 #include "common/words.h"
@@ -319,8 +320,12 @@ std::uint64_t scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id)
 // checked first, then the page goes on from the rarest one, counted further. Filters without
 // a source (status `none`; assignedTo, Channel, customerId, updatedSince, which the scan
 // reaches by their own indexes) walk the shop's tickets as before.
+// `past_window`, when given, keeps the source counted for the part past the scan window from
+// one call to the next with the same filter (search_many_words_page's batches): the counting
+// reads up to ten times the rarest source's rows, the same each time.
 std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
-                                           std::uint64_t before_id, std::uint64_t rows) {
+                                           std::uint64_t before_id, std::uint64_t rows,
+                                           std::optional<FewestRows>* past_window = nullptr) {
     std::vector<TicketRow> out;
     if (f.matches_nothing) {
         return out;
@@ -352,7 +357,7 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
             next.push_back(s);
         }
     }
-    rare = fewest_rows(db, shop_id, next, kRareRows * 10, /*grow=*/true);
+    rare = fewest_rows_past_window(db, shop_id, next, past_window);
     if (rare.rows != 0) {
         SearchSource from = next[rare.source];
         if (from.page == Stmt::tickets_filtered_by_word) {
@@ -368,19 +373,21 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
 // (rows_having_every_word, db/search_repo.h).
 std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                                               std::uint64_t before_id, std::uint64_t rows) {
+    WordsOverBound over;
     const std::optional<std::vector<std::string>> ranked =
-        rank_words(db, shop_id, Stmt::ticket_word_count, f.words);
+        rank_words(db, shop_id, Stmt::ticket_word_count, f.words, over);
     if (!ranked) {
         return {};  // a word that starts nothing in the shop
     }
     TicketFilter first = f;
     first.words.assign(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
-    return rows_having_every_word<TicketRow>(db, Stmt::ticket_words_check, rest, before_id, rows,
-                                             [&](std::uint64_t below, std::uint64_t n) {
-                                                 return search_tickets_page(db, shop_id, first,
-                                                                            below, n);
-                                             });
+    std::optional<FewestRows> past_window;
+    return rows_having_every_word<TicketRow>(
+        db, kTicketWordChecks, shop_id, rest, std::move(over), before_id, rows,
+        [&](std::uint64_t below, std::uint64_t n) {
+            return search_tickets_page(db, shop_id, first, below, n, &past_window);
+        });
 }
 
 }  // namespace

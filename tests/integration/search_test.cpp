@@ -991,6 +991,64 @@ TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
     EXPECT_EQ(customers_q(shop, "EXAMPLE FULLNAME 49170 first last"), (List{partial[0], full}));
 }
 
+// The further words of a many-worded q are checked in two ways (db/search_repo.h,
+// having_every_word): a word with few rows next to the candidates by reading its rows once, one
+// with many (over 32 per candidate) by a seek per candidate. Three words in three records leave
+// three candidates; `dogwood` (4 rows) takes the rows, `common` (101 rows) the seeks, and each
+// must exclude the candidates that lack it. For tickets and for customers.
+TEST(Search, AFurtherWordIsCheckedByItsRowsOrBySeeksWithTheSameAnswer) {
+    const World w = it::tickets::make_world();
+    const std::string tag = unique_word("k");
+    const std::string alder = "alder" + tag, beech = "beech" + tag, cherry = "cherry" + tag,
+                      common = "common" + tag, dogwood = "dogwood" + tag;
+    const std::string three = alder + " " + beech + " " + cherry;
+    constexpr int kCommon = 100;  // and one: more than 32 rows for each of three candidates
+
+    const std::string full = it::tickets::create_ticket_id(w, it::object({{"name", three}}));
+    it::tickets::add_comment(w.shop, full,
+                             it::object({{"text", "the " + common + "s and " + dogwood}}));
+    const std::string bare = it::tickets::create_ticket_id(w, it::object({{"name", three}}));
+    const std::string dog =
+        it::tickets::create_ticket_id(w, it::object({{"name", three + " " + dogwood}}));
+    for (int i = 0; i < 2; ++i) {
+        it::tickets::create_ticket_id(w, it::object({{"name", dogwood}}));
+    }
+    for (int i = 0; i < kCommon; ++i) {
+        it::tickets::create_ticket_id(w, it::object({{"name", "Re: " + common}}));
+    }
+    EXPECT_EQ(tickets_q(w.shop, three), (List{dog, bare, full}));
+    EXPECT_EQ(tickets_q(w.shop, three + " " + dogwood), (List{dog, full})) << "by its rows";
+    EXPECT_EQ(tickets_q(w.shop, three + " " + common), List{full}) << "by seeks";
+    EXPECT_EQ(tickets_q(w.shop, three + " COMMON" + tag.substr(0, 1)), List{full});
+    EXPECT_EQ(tickets_q(w.shop, three + " " + common + " " + dogwood), List{full});
+
+    const it::Shop shop = it::make_shop();
+    int n = 0;
+    const auto customer = [&](const std::string& first, const std::string& last,
+                              const std::string& full_name) {
+        const std::string email = (first == beech ? alder : "filler") + std::to_string(++n);
+        return std::to_string(
+            it::create_customer(shop, it::object({{"email", email + "@x.example"},
+                                                  {"first_name", first},
+                                                  {"last_name", last},
+                                                  {"full_name", full_name}}))["id"]
+                .asInt64());
+    };
+    const std::string has = customer(beech, cherry, common + "s " + dogwood);
+    const std::string lacks = customer(beech, cherry, "Mr");
+    const std::string half = customer(beech, cherry, dogwood);
+    for (int i = 0; i < 2; ++i) {
+        customer("Filler", "Person", dogwood);
+    }
+    for (int i = 0; i < kCommon; ++i) {
+        customer("Filler", "Person", common);
+    }
+    EXPECT_EQ(customers_q(shop, three), (List{half, lacks, has}));
+    EXPECT_EQ(customers_q(shop, three + " " + dogwood), (List{half, has})) << "by its rows";
+    EXPECT_EQ(customers_q(shop, three + " " + common), List{has}) << "by seeks";
+    EXPECT_EQ(customers_q(shop, three + " " + common + " " + dogwood), List{has});
+}
+
 // status=none alone is read from its own index (sql/017, conversations.has_human_ticket): a
 // ticket created without HumanTicket is in it, one created with it is not, and one whose PATCH
 // opens a HumanTicket leaves it; pages and cursors as with every filter. 3,100 planted tickets
