@@ -135,9 +135,9 @@ constexpr std::uint64_t kMostCandidates = 32768;
 // with an `id`) below before_id, newest first, that match the other filters and q's three
 // rarest counted words (intersected by index ranges, bounded as that search is); batches of
 // them, growing eightfold, are checked for the `rest` of the words (having_every_word: by
-// ranges or seeks), until `rows` passed or no row is left. The rows read: those of the
-// three-word search per batch, plus for each (candidate checked, word) a seek or at most
-// 2 x kRangeRowsPerCandidate rows of ranges.
+// their rows or seeks), until `rows` passed or no row is left. The rows read: those of the
+// three-word search per batch, plus for each (candidate checked, word) at most
+// kRangeRowsPerCandidate rows of the word's range and, for a word with more, a seek.
 template <class Row, class ReadCandidates>
 std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::uint64_t shop_id,
                                         const std::vector<std::string>& rest, WordsOverBound over,
