@@ -219,20 +219,19 @@ std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t 
                                                           const std::vector<std::string>& list,
                                                           std::uint64_t before_id,
                                                           std::uint64_t rows) {
-    WordsOverBound over;
     const std::optional<std::vector<std::string>> ranked =
-        rank_words(db, shop_id, Stmt::customer_word_count, list, over);
+        rank_words(db, shop_id, Stmt::customer_word_count, list);
     if (!ranked) {
         return {};
     }
     const std::vector<std::string> first(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
     std::optional<FewestRows> past_window;
-    return rows_having_every_word<CustomerRow>(
-        db, kCustomerWordChecks, shop_id, rest, std::move(over), before_id, rows,
-        [&](std::uint64_t below, std::uint64_t n) {
-            return search_customers_page(db, shop_id, first, below, n, &past_window);
-        });
+    const auto candidates = [&](std::uint64_t below, std::uint64_t n) {
+        return search_customers_page(db, shop_id, first, below, n, &past_window);
+    };
+    return rows_having_every_word<CustomerRow>(db, kCustomerWordChecks, shop_id, rest, before_id,
+                                               rows, candidates);
 }
 
 }  // namespace

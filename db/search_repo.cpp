@@ -150,8 +150,7 @@ std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& sour
 }  // namespace
 
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
-                                                   const std::vector<std::string>& words,
-                                                   WordsOverBound& over) {
+                                                   const std::vector<std::string>& words) {
     const std::size_t counted = std::min(words.size(), kRankedWords);
     std::vector<std::pair<std::uint64_t, std::size_t>> rows;  // (count, index in words)
     for (std::size_t i = 0; i < counted; ++i) {
@@ -159,9 +158,6 @@ std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id
         const std::uint64_t n = count_rows(db, shop_id, source, kRareRows);
         if (n == 0) {
             return std::nullopt;
-        }
-        if (n >= kRareRows) {
-            over[words[i]] = kRareRows - 1;
         }
         rows.emplace_back(n, i);
     }
@@ -190,14 +186,17 @@ std::string json_ids(const std::vector<std::uint64_t>& ids) {
     return out;
 }
 
-// The ids of the shop's rows having a word that starts with `word`, up to `bound` + 1 of them
-// (more than `bound`: the word has more rows).
+// The ids from `lowest` to `highest` of the shop's rows having a word that starts with `word`,
+// up to `bound` + 1 of them (more than `bound`: the word has more rows there).
 std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
-                                       const std::string& word, std::uint64_t bound) {
+                                       const std::string& word, std::uint64_t lowest,
+                                       std::uint64_t highest, std::uint64_t bound) {
     return db.run(rows, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setString(2, word + "%");
-        st.setUInt64(3, bound + 1);
+        st.setUInt64(3, lowest);
+        st.setUInt64(4, highest);
+        st.setUInt64(5, bound + 1);
         ResultSetPtr rs(st.executeQuery());
         std::vector<std::uint64_t> out;
         out.reserve(rs->rowsCount());
@@ -261,7 +260,7 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
                                              std::uint64_t shop_id,
                                              const std::vector<std::uint64_t>& ids,
                                              const std::vector<std::string>& words,
-                                             std::size_t needed, WordsOverBound& over) {
+                                             std::size_t needed) {
     std::vector<std::uint64_t> left = ids;  // newest first: descending
     std::vector<std::string> sought;
     for (const std::string& word : words) {
@@ -270,15 +269,9 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
         }
         const std::uint64_t bound =
             std::min<std::uint64_t>(left.size() * kRangeRowsPerCandidate, kMostRangeRows);
-        const auto known = over.find(word);
-        if (known != over.end() && known->second >= bound) {
-            sought.push_back(word);
-            continue;
-        }
         const std::vector<std::uint64_t> having =
-            ids_of_word(db, checks.rows, shop_id, word, bound);
+            ids_of_word(db, checks.rows, shop_id, word, left.back(), left.front(), bound);
         if (having.size() > bound) {
-            over[word] = bound;
             sought.push_back(word);
             continue;
         }

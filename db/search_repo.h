@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "db/customer_repo.h"
@@ -83,22 +82,18 @@ FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
 // intersect them by index ranges; the others are checked with having_every_word().
 constexpr std::size_t kIntersectedWords = 3;
 
-// For one request: words known to have more rows than a number (the word's largest bound
-// exceeded), so that a word is not read again up to a bound it exceeds.
-using WordsOverBound = std::unordered_map<std::string, std::uint64_t>;
-
 // q's words (words::query(), longest first) in the order to use them: the first kRankedWords
 // counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to kRareRows
-// each and put rarest first, the others after them as they came; a word counted to the bound
-// goes into `over`. nullopt: a counted word starts no word of the shop, so nothing matches.
+// each and put rarest first, the others after them as they came. nullopt: a counted word
+// starts no word of the shop, so nothing matches.
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
-                                                   const std::vector<std::string>& words,
-                                                   WordsOverBound& over);
+                                                   const std::vector<std::string>& words);
 constexpr std::size_t kRankedWords = 8;
 
 // The statements that check candidates for q's further words, two ways (db/search_sql.h):
 // `seek` one seek per (candidate, word) (ticket_words_check), `rows` the ids of a word's rows
-// in the shop up to a bound (ticket_word_tickets); the customer_* ones for customers.
+// in the shop between two ids, up to a bound (ticket_word_tickets); the customer_* ones for
+// customers.
 struct WordChecks {
     Stmt seek;
     Stmt rows;
@@ -108,9 +103,10 @@ inline constexpr WordChecks kCustomerWordChecks{Stmt::customer_words_check,
                                                 Stmt::customer_word_customers};
 
 // Of `ids` (newest first), the first `needed` (in that order) whose words start with every one
-// of `words`. Each word, in order, has its rows' ids read (`rows`) up to
-// kRangeRowsPerCandidate per id still left (at most kMostRangeRows): when they are all, those
-// ids are looked up in the ids, which costs less than a seek per id (a row ~0.5 us, a seek
+// of `words`. Each word, in order, has the ids of its rows between the oldest and the newest
+// id still left read (`rows`: the rows outside are skipped in the index, not sent), up to
+// kRangeRowsPerCandidate per id still left (at most kMostRangeRows): when they are all, the
+// ids left are looked up in them, which costs less than a seek per id (a row ~0.5 us, a seek
 // 10-30 us: it plans its range anew each time); otherwise the word waits for the seeks. Those
 // take the ids kCheckedIds at a time and the words kFirstCheckedWords at a time, then twice
 // as many each time, an id leaving at the first chunk of words it fails, and stop once
@@ -120,7 +116,7 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
                                              std::uint64_t shop_id,
                                              const std::vector<std::uint64_t>& ids,
                                              const std::vector<std::string>& words,
-                                             std::size_t needed, WordsOverBound& over);
+                                             std::size_t needed);
 constexpr std::size_t kCheckedIds = 1024;
 constexpr std::size_t kFirstCheckedWords = 4;
 constexpr std::uint64_t kRangeRowsPerCandidate = 32;
@@ -140,7 +136,7 @@ constexpr std::uint64_t kMostCandidates = 32768;
 // kRangeRowsPerCandidate rows of the word's range and, for a word with more, a seek.
 template <class Row, class ReadCandidates>
 std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::uint64_t shop_id,
-                                        const std::vector<std::string>& rest, WordsOverBound over,
+                                        const std::vector<std::string>& rest,
                                         std::uint64_t before_id, std::uint64_t rows,
                                         ReadCandidates read_candidates) {
     std::vector<Row> out;
@@ -153,7 +149,7 @@ std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::u
             ids.push_back(r.id);
         }
         const std::vector<std::uint64_t> kept =
-            having_every_word(db, checks, shop_id, ids, rest, rows - out.size(), over);
+            having_every_word(db, checks, shop_id, ids, rest, rows - out.size());
         std::size_t k = 0;
         for (Row& r : candidates) {  // both newest first
             if (k < kept.size() && kept[k] == r.id) {

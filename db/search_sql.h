@@ -150,12 +150,16 @@ namespace sql_text {
       "AND x.conversation_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END           \
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* The other way for one word: the tickets of its rows in the shop (its index range, */     \
-    /* 'word%'), up to a bound, which the worker looks up in the candidates. Cheaper than the */ \
-    /* seeks when the word has few rows per candidate: reading a row costs ~0.5 us, a seek */    \
-    /* 10-30 us (docs/performance.md). Binds shop, 'word%', the bound. */                        \
+    /* 'word%') between the oldest and the newest candidate, up to a bound, which the worker */  \
+    /* looks up in the candidates. Cheaper than the seeks when the word has few rows per */      \
+    /* candidate: reading a row costs ~0.5 us, a seek 10-30 us (docs/performance.md). */           \
+    /* The ids are no range of the index (it orders tickets within each word, and 'word%' */       \
+    /* spans several words): the rows outside them are read in the index but neither */            \
+    /* counted against the bound nor sent. Binds shop, 'word%', the lowest and the highest */      \
+    /* id, the bound. */                                                                           \
     S(ticket_word_tickets,                                                                         \
       "SELECT w.conversation_id FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "        \
-      "LIMIT ?")                                                                                   \
+      "AND w.conversation_id BETWEEN ? AND ? LIMIT ?")                                             \
     /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
     /* by_word shop and 'word%' first, then shop, words, cursor's id, limit + 1). */              \
     S(customers_search_scan,                                                                       \
@@ -180,10 +184,11 @@ namespace sql_text {
       " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) ON x.customer_id >= c.id "          \
       "AND x.customer_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END               \
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
-    /* And the customers of a word's rows (binds shop, 'word%', the bound). */                  \
+    /* And the customers of a word's rows (binds shop, 'word%', lowest and highest id, the */  \
+    /* bound). */                                                                                  \
     S(customer_word_customers,                                                                     \
       "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ? "          \
-      "LIMIT ?")                                                                                   \
+      "AND w.customer_id BETWEEN ? AND ? LIMIT ?")                                                 \
     /* The search data's writes. A comment's words: a word the ticket has already is marked as */ \
     /* a comment's (it stays when the name changes). */                                            \
     S(ticket_words_add_comment,                                                                    \

@@ -373,9 +373,8 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
 // (rows_having_every_word, db/search_repo.h).
 std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                                               std::uint64_t before_id, std::uint64_t rows) {
-    WordsOverBound over;
     const std::optional<std::vector<std::string>> ranked =
-        rank_words(db, shop_id, Stmt::ticket_word_count, f.words, over);
+        rank_words(db, shop_id, Stmt::ticket_word_count, f.words);
     if (!ranked) {
         return {};  // a word that starts nothing in the shop
     }
@@ -383,11 +382,11 @@ std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, con
     first.words.assign(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
     std::optional<FewestRows> past_window;
-    return rows_having_every_word<TicketRow>(
-        db, kTicketWordChecks, shop_id, rest, std::move(over), before_id, rows,
-        [&](std::uint64_t below, std::uint64_t n) {
-            return search_tickets_page(db, shop_id, first, below, n, &past_window);
-        });
+    const auto candidates = [&](std::uint64_t below, std::uint64_t n) {
+        return search_tickets_page(db, shop_id, first, below, n, &past_window);
+    };
+    return rows_having_every_word<TicketRow>(db, kTicketWordChecks, shop_id, rest, before_id, rows,
+                                             candidates);
 }
 
 }  // namespace

@@ -992,34 +992,40 @@ TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
 }
 
 // The further words of a many-worded q are checked in two ways (db/search_repo.h,
-// having_every_word): a word with few rows next to the candidates by reading its rows once, one
+// having_every_word): a word with few rows among the candidates' ids by reading those rows, one
 // with many (over 32 per candidate) by a seek per candidate. Three words in three records leave
-// three candidates; `dogwood` (4 rows) takes the rows, `common` (101 rows) the seeks, and each
-// must exclude the candidates that lack it. For tickets and for customers.
+// three candidates; `dogwood` (4 rows, 2 of them the oldest and the newest candidate) takes the
+// rows, `common` (101 rows, among the candidates' ids) the seeks, `elm` (101 rows, all but one
+// newer than the candidates, so outside their ids) the rows again, and each must exclude the
+// candidates that lack it. For tickets and for customers.
 TEST(Search, AFurtherWordIsCheckedByItsRowsOrBySeeksWithTheSameAnswer) {
     const World w = it::tickets::make_world();
     const std::string tag = unique_word("k");
     const std::string alder = "alder" + tag, beech = "beech" + tag, cherry = "cherry" + tag,
-                      common = "common" + tag, dogwood = "dogwood" + tag;
+                      common = "common" + tag, dogwood = "dogwood" + tag, elm = "elm" + tag;
     const std::string three = alder + " " + beech + " " + cherry;
-    constexpr int kCommon = 100;  // and one: more than 32 rows for each of three candidates
+    constexpr int kMany = 100;  // and one: more than 32 rows for each of three candidates
 
     const std::string full = it::tickets::create_ticket_id(w, it::object({{"name", three}}));
-    it::tickets::add_comment(w.shop, full,
-                             it::object({{"text", "the " + common + "s and " + dogwood}}));
+    it::tickets::add_comment(
+        w.shop, full, it::object({{"text", "the " + common + "s and " + dogwood + ", " + elm}}));
+    for (int i = 0; i < kMany; ++i) {
+        it::tickets::create_ticket_id(w, it::object({{"name", "Re: " + common}}));
+    }
     const std::string bare = it::tickets::create_ticket_id(w, it::object({{"name", three}}));
     const std::string dog =
         it::tickets::create_ticket_id(w, it::object({{"name", three + " " + dogwood}}));
     for (int i = 0; i < 2; ++i) {
         it::tickets::create_ticket_id(w, it::object({{"name", dogwood}}));
     }
-    for (int i = 0; i < kCommon; ++i) {
-        it::tickets::create_ticket_id(w, it::object({{"name", "Re: " + common}}));
+    for (int i = 0; i < kMany; ++i) {
+        it::tickets::create_ticket_id(w, it::object({{"name", "Re: " + elm}}));
     }
     EXPECT_EQ(tickets_q(w.shop, three), (List{dog, bare, full}));
     EXPECT_EQ(tickets_q(w.shop, three + " " + dogwood), (List{dog, full})) << "by its rows";
     EXPECT_EQ(tickets_q(w.shop, three + " " + common), List{full}) << "by seeks";
     EXPECT_EQ(tickets_q(w.shop, three + " COMMON" + tag.substr(0, 1)), List{full});
+    EXPECT_EQ(tickets_q(w.shop, three + " " + elm), List{full}) << "by its rows among the ids";
     EXPECT_EQ(tickets_q(w.shop, three + " " + common + " " + dogwood), List{full});
 
     const it::Shop shop = it::make_shop();
@@ -1034,18 +1040,22 @@ TEST(Search, AFurtherWordIsCheckedByItsRowsOrBySeeksWithTheSameAnswer) {
                                                   {"full_name", full_name}}))["id"]
                 .asInt64());
     };
-    const std::string has = customer(beech, cherry, common + "s " + dogwood);
+    const std::string has = customer(beech, cherry, common + "s " + dogwood + " " + elm);
+    for (int i = 0; i < kMany; ++i) {
+        customer("Filler", "Person", common);
+    }
     const std::string lacks = customer(beech, cherry, "Mr");
     const std::string half = customer(beech, cherry, dogwood);
     for (int i = 0; i < 2; ++i) {
         customer("Filler", "Person", dogwood);
     }
-    for (int i = 0; i < kCommon; ++i) {
-        customer("Filler", "Person", common);
+    for (int i = 0; i < kMany; ++i) {
+        customer("Filler", "Person", elm);
     }
     EXPECT_EQ(customers_q(shop, three), (List{half, lacks, has}));
     EXPECT_EQ(customers_q(shop, three + " " + dogwood), (List{half, has})) << "by its rows";
     EXPECT_EQ(customers_q(shop, three + " " + common), List{has}) << "by seeks";
+    EXPECT_EQ(customers_q(shop, three + " " + elm), List{has}) << "by its rows among the ids";
     EXPECT_EQ(customers_q(shop, three + " " + common + " " + dogwood), List{has});
 }
 
