@@ -104,14 +104,16 @@ inline constexpr WordChecks kCustomerWordChecks{Stmt::customer_words_check,
 
 // Of `ids` (newest first), the first `needed` (in that order) whose words start with every one
 // of `words`. Each word, in order, has the ids of its rows between the oldest and the newest
-// id still left read (`rows`: the rows outside are read in the index but not sent), up to
+// id still left read (`rows`: the server reads the smaller of the word's index range and the
+// primary key's between those ids, and sends only the rows between them), up to
 // kRangeRowsPerCandidate per id still left (at most kMostRangeRows): when they are all, the
 // ids left are looked up in them, which costs less than a seek per id (a row ~0.5 us, a seek
 // 10-30 us: it plans its range anew each time); otherwise the word waits for the seeks. Those
 // take the ids kCheckedIds at a time and the words kFirstCheckedWords at a time, then twice
 // as many each time, an id leaving at the first chunk of words it fails, and stop once
-// `needed` ids passed. So the rows read are, for each (id, word), at most
-// kRangeRowsPerCandidate rows or (when the word had more) that many and a seek.
+// `needed` ids passed. So the rows sent are, for each (id, word), at most
+// kRangeRowsPerCandidate rows or (when the word had more) that many and a seek; the rows read
+// for a word, the smaller of the two ranges.
 std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
                                              std::uint64_t shop_id,
                                              const std::vector<std::uint64_t>& ids,
@@ -133,8 +135,9 @@ constexpr std::uint64_t kMostCandidates = 32768;
 // them, growing eightfold, are checked for the `rest` of the words (having_every_word: by
 // their rows or seeks), until `rows` passed or no row is left. The rows read: those of the
 // three-word search per batch, plus for each (candidate checked, word) at most
-// kRangeRowsPerCandidate rows of the word among the batch's ids (and its rows outside them,
-// read in the index but not sent) and, for a word with more, a seek.
+// kRangeRowsPerCandidate rows of the word among the batch's ids (read from the smaller of
+// the word's index range and the words of the tickets between the batch's ids) and, for a
+// word with more, a seek.
 template <class Row, class ReadCandidates>
 std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::uint64_t shop_id,
                                         const std::vector<std::string>& rest,

@@ -153,8 +153,9 @@ namespace sql_text {
     /* 'word%') between the oldest and the newest candidate, up to a bound, which the worker */  \
     /* looks up in the candidates. Cheaper than the seeks when the word has few rows per */      \
     /* candidate: reading a row costs ~0.5 us, a seek 10-30 us (docs/performance.md). */           \
-    /* The ids are no range of the index (it orders tickets within each word, and 'word%' */       \
-    /* spans several words): the rows outside them are read in the index but neither */            \
+    /* The server reads whichever range is smaller: the word's in ix_ticket_words_shop_word */     \
+    /* (its first and last word trimmed to the ids: the key's third part) or the primary */        \
+    /* key's, every word of the tickets between the two ids; rows outside the ids are neither */   \
     /* counted against the bound nor sent. Binds shop, 'word%', the lowest and the highest */      \
     /* id, the bound. */                                                                           \
     S(ticket_word_tickets,                                                                         \
