@@ -118,6 +118,34 @@ namespace sql_text {
     S(ticket_no_human_ticket_count,                                                                \
       "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
       "AND t.has_human_ticket = 0 LIMIT ?) n")                                                     \
+    /* customerId, assignedTo and Channel beside a tag, a status or q (ticket_repo.cpp's */        \
+    /* ticket_sources): the ticket's own columns, each by its index, newest first (ids */          \
+    /* follow the indexed value: InnoDB appends the primary key); counted and walked as */         \
+    /* status=none is. assignedTo binds its id as text, 0 for none (NULLIF: IS NULL). */           \
+    S(tickets_filtered_by_customer,                                                                \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
+      "FORCE INDEX (ix_conversations_customer) WHERE t.shop_id = ? "                               \
+      "AND t.customer_id = ? AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                          \
+      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
+    S(ticket_customer_count,                                                                       \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
+      "AND t.customer_id = ? LIMIT ?) n")                                                          \
+    S(tickets_filtered_by_assigned,                                                                \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
+      "FORCE INDEX (ix_conversations_shop_assigned) WHERE t.shop_id = ? "                          \
+      "AND t.assigned_to <=> NULLIF(?, 0) AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS             \
+      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
+    S(ticket_assigned_count,                                                                       \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
+      "AND t.assigned_to <=> NULLIF(?, 0) LIMIT ?) n")                                             \
+    S(tickets_filtered_by_channel,                                                                 \
+      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
+      "FORCE INDEX (ix_conversations_shop_channel) WHERE t.shop_id = ? "                           \
+      "AND t.channel = ? AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                              \
+      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
+    S(ticket_channel_count,                                                                        \
+      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
+      "AND t.channel = ? LIMIT ?) n")                                                              \
     /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
     /* the floor of a scan that may read that many tickets. */                                     \
     S(ticket_scan_floor,                                                                           \
@@ -242,6 +270,9 @@ static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page:
 static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_customer) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_assigned) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_filtered_by_channel) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));
 static_assert(result_columns(sql_text::customers_search_by_word) ==

@@ -220,9 +220,28 @@ constexpr std::size_t kCountedTags = 3;
 // checked one by one first: matches that are common together fill a page there.
 constexpr std::uint64_t kScanWindow = 1000;
 
+// customerId, assignedTo (0: none) and Channel as sources (db/search_sql.h), each one value.
+void add_column_sources(const TicketFilter& f, std::vector<SearchSource>& out) {
+    const auto add = [&](Stmt count, Stmt page, const std::string& value) {
+        out.push_back({count, page, {value}, {value}, false});
+    };
+    if (f.customer_id) {
+        add(Stmt::ticket_customer_count, Stmt::tickets_filtered_by_customer,
+            std::to_string(*f.customer_id));
+    }
+    if (f.assigned_to) {
+        add(Stmt::ticket_assigned_count, Stmt::tickets_filtered_by_assigned,
+            std::to_string(*f.assigned_to));
+    }
+    if (f.channel) {
+        add(Stmt::ticket_channel_count, Stmt::tickets_filtered_by_channel, *f.channel);
+    }
+}
+
 // The filters that can start a page from their own index (db/search_sql.h): the tags, the
 // statuses (unless `none`, a ticket without HumanTicket, is one of them; `none` alone lists
-// its tickets by conversations.has_human_ticket, sql/017) and the words of q.
+// its tickets by conversations.has_human_ticket, sql/017), the words of q, and beside any of
+// those customerId, assignedTo and Channel.
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
     for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
@@ -262,6 +281,13 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
                        {f.words[i] + "%"},
                        std::move(page),
                        true});
+    }
+    // Beside those, the ticket's own indexed columns are sources too: otherwise a page whose
+    // tag, status or word is common goes on past the scan window from it, reading its
+    // thousands of tickets, while the customer, the agent or the channel has a handful.
+    // Alone, the scan statement's own choice of index covers them (they stay out: no count).
+    if (!out.empty()) {
+        add_column_sources(f, out);
     }
     return out;
 }

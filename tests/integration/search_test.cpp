@@ -1059,6 +1059,59 @@ TEST(Search, AFurtherWordIsCheckedByItsRowsOrBySeeksWithTheSameAnswer) {
     EXPECT_EQ(customers_q(shop, three + " " + common + " " + dogwood), List{has});
 }
 
+// customerId, assignedTo and Channel start the page when they list fewer tickets than the tag,
+// status or q beside them (ticket_repo.cpp, add_column_sources): the customer's 3 tickets, the
+// agent's 1 and the channel's 1 against the tag's 8 and the word's 9; the answers and the pages
+// are those of the filters together, whichever filter the page starts from.
+TEST(Search, ACustomerAgentOrChannelWithFewTicketsStartsThePage) {
+    const World w = it::tickets::make_world();
+    const std::string word = unique_word("few");
+    const int64_t agent = it::tickets::make_user(w.shop, it::unique_email("agent"));
+    const std::string other = std::to_string(it::tickets::make_customer(w.shop));
+    const auto make = [&](const std::vector<std::pair<std::string, Json::Value>>& fields,
+                          bool tagged = true) {
+        Json::Value body = it::object({{"name", "Order " + word}});
+        if (tagged) {
+            body["tags"] = it::tickets::array({word});
+        }
+        for (const auto& [name, value] : fields) {
+            body[name] = value;
+        }
+        return it::tickets::create_ticket_id(w, body);
+    };
+    const Json::Value theirs = Json::Int64(std::stoll(other));
+    const std::string old_own = make({{"customerId", theirs}, {"assigned_to", Json::Int64(agent)}});
+    List crowd;  // the tag's and the word's other tickets: the shop's customer, Mail, nobody's
+    for (int i = 0; i < 6; ++i) {
+        crowd.insert(crowd.begin(), make({}));
+    }
+    const std::string new_own = make({{"customerId", theirs}, {"Channel", "Instagram"}});
+    const std::string untagged = make({{"customerId", theirs}}, /*tagged=*/false);
+
+    const std::string tagged = "/api/v1/tickets?tag=" + word;
+    EXPECT_EQ(ids(w.shop, tagged + "&customerId=" + other), (List{new_own, old_own}));
+    EXPECT_EQ(tickets_q(w.shop, word, "&customerId=" + other), (List{untagged, new_own, old_own}));
+    EXPECT_EQ(tickets_q(w.shop, word, "&customerId=" + other + "&Channel=Mail"),
+              (List{untagged, old_own}));
+    EXPECT_EQ(ids(w.shop, tagged + "&assignedTo=" + std::to_string(agent)), List{old_own});
+    EXPECT_EQ(tickets_q(w.shop, word, "&assignedTo=" + std::to_string(agent)), List{old_own});
+    List nobodys = {new_own};
+    nobodys.insert(nobodys.end(), crowd.begin(), crowd.end());
+    EXPECT_EQ(ids(w.shop, tagged + "&assignedTo=none"), nobodys);
+    EXPECT_EQ(ids(w.shop, tagged + "&Channel=Instagram"), List{new_own});
+    EXPECT_EQ(tickets_q(w.shop, word, "&Channel=Instagram&customerId=" + other), List{new_own});
+    EXPECT_EQ(ids(w.shop, tagged + "&Channel=Instagram&assignedTo=" + std::to_string(agent)),
+              List{});
+
+    const HttpResponse first = it::get(tagged + "&customerId=" + other + "&limit=1", w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    ASSERT_EQ(first.json()["tickets"].size(), 1u);
+    EXPECT_EQ(first.json()["tickets"][0]["id"].asString(), new_own);
+    EXPECT_EQ(ids(w.shop, tagged + "&customerId=" + other +
+                              "&limit=1&cursor=" + first.json()["nextCursor"].asString()),
+              List{old_own});
+}
+
 // status=none alone is read from its own index (sql/017, conversations.has_human_ticket): a
 // ticket created without HumanTicket is in it, one created with it is not, and one whose PATCH
 // opens a HumanTicket leaves it; pages and cursors as with every filter. 3,100 planted tickets
