@@ -44,10 +44,10 @@ struct ChangeRow {
     timeutil::Millis created_at = 0;
 };
 
-// Numbers the shop's committed unnumbered events (and sets their feed_at, sql/015), up to `batch` of them per transaction until
-// none is left (or `rounds` transactions ran), each its own short READ COMMITTED transaction,
-// run again when the server rolls it back (a deadlock, a Galera certification failure).
-// Returns how many it numbered. Nothing to do costs one index lookup.
+// Numbers the shop's committed unnumbered events (and sets their feed_at, sql/015), up to `batch`
+// of them per transaction until none is left (or `rounds` transactions ran), each its own short
+// READ COMMITTED transaction, run again when the server rolls it back (a deadlock, a Galera
+// certification failure). Returns how many it numbered. Nothing to do costs one index lookup.
 std::uint64_t sequence_changes(Db& db, std::uint64_t shop_id, unsigned batch = 1000,
                                unsigned rounds = 4);
 
