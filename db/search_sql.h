@@ -53,6 +53,18 @@ namespace supportcrm {
     "WHERE NOT EXISTS (SELECT 1 FROM customer_words x WHERE x.customer_id = c.id "                 \
     "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END "))"
 
+// A page of the shop's tickets by one of conversations' own indexes, `index`, where `cond`
+// (one placeholder or none) holds, newest first, with every filter (binds shop, cond's value,
+// shop, the filters, the cursor's id, limit + 1: the by_* statements' order); and how many
+// tickets `cond` lists, counted up to a bound (binds shop, cond's value, the bound).
+#define SUPPORTCRM_TICKETS_BY_OWN_INDEX(index, cond)                                               \
+    "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                   \
+    "FORCE INDEX (" index ") WHERE t.shop_id = ? AND " cond " AND t.shop_id = ?"                   \
+    SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
+#define SUPPORTCRM_TICKETS_COUNT_BY(cond)                                                          \
+    "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? AND " cond           \
+    " LIMIT ?) n"
+
 namespace sql_text {
 
 // The ways to a page, the same rows (search_repo.cpp chooses; docs/performance.md, "E10"):
@@ -111,41 +123,22 @@ namespace sql_text {
     /* (shop, has_human_ticket = 0, id), newest first (binds shop twice, as the by_* */           \
     /* statements bind it after their values). The filters still check the status itself. */    \
     S(tickets_filtered_no_human_ticket,                                                            \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
-      "FORCE INDEX (ix_conversations_shop_human) WHERE t.shop_id = ? "                             \
-      "AND t.has_human_ticket = 0 AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                     \
-      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
-    S(ticket_no_human_ticket_count,                                                                \
-      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
-      "AND t.has_human_ticket = 0 LIMIT ?) n")                                                     \
+      SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_shop_human", "t.has_human_ticket = 0"))    \
+    S(ticket_no_human_ticket_count, SUPPORTCRM_TICKETS_COUNT_BY("t.has_human_ticket = 0"))         \
     /* customerId, assignedTo and Channel beside a tag, a status or q (ticket_repo.cpp's */        \
     /* ticket_sources): the ticket's own columns, each by its index, newest first (ids */          \
     /* follow the indexed value: InnoDB appends the primary key); counted and walked as */         \
     /* status=none is. assignedTo binds its id as text, 0 for none (NULLIF: IS NULL). */           \
     S(tickets_filtered_by_customer,                                                                \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
-      "FORCE INDEX (ix_conversations_customer) WHERE t.shop_id = ? "                               \
-      "AND t.customer_id = ? AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                          \
-      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
-    S(ticket_customer_count,                                                                       \
-      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
-      "AND t.customer_id = ? LIMIT ?) n")                                                          \
+      SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_customer", "t.customer_id = ?"))           \
+    S(ticket_customer_count, SUPPORTCRM_TICKETS_COUNT_BY("t.customer_id = ?"))                     \
     S(tickets_filtered_by_assigned,                                                                \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
-      "FORCE INDEX (ix_conversations_shop_assigned) WHERE t.shop_id = ? "                          \
-      "AND t.assigned_to <=> NULLIF(?, 0) AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS             \
-      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
-    S(ticket_assigned_count,                                                                       \
-      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
-      "AND t.assigned_to <=> NULLIF(?, 0) LIMIT ?) n")                                             \
+      SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_shop_assigned",                            \
+                                      "t.assigned_to <=> NULLIF(?, 0)"))                           \
+    S(ticket_assigned_count, SUPPORTCRM_TICKETS_COUNT_BY("t.assigned_to <=> NULLIF(?, 0)"))        \
     S(tickets_filtered_by_channel,                                                                 \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t "                                 \
-      "FORCE INDEX (ix_conversations_shop_channel) WHERE t.shop_id = ? "                           \
-      "AND t.channel = ? AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS                              \
-      " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                                                  \
-    S(ticket_channel_count,                                                                        \
-      "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? "                   \
-      "AND t.channel = ? LIMIT ?) n")                                                              \
+      SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_shop_channel", "t.channel = ?"))           \
+    S(ticket_channel_count, SUPPORTCRM_TICKETS_COUNT_BY("t.channel = ?"))                          \
     /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
     /* the floor of a scan that may read that many tickets. */                                     \
     S(ticket_scan_floor,                                                                           \
