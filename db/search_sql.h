@@ -65,6 +65,28 @@ namespace supportcrm {
     "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? AND " cond           \
     " LIMIT ?) n"
 
+// Past the scan window, q's words (up to three) are read within a window of ticket ids
+// [low, high), each word's rows once into a temporary table (derived tables with DISTINCT: the
+// server cannot probe ticket by ticket, 55 us each over 100,000 tickets, docs/performance.md),
+// intersected, then the tickets read and checked against the other filters. A word is matched
+// as IN its forms (the shop's words it starts, SUPPORTCRM_WORD_FORMS) OR LIKE 'word%', one of
+// the two bound: IN, the server reads one exact range (shop, form, [low, high)) per form, where
+// LIKE's one range from the first form to the last reads all the rows of the forms between
+// them whatever the window. So LIKE binds the word itself, no wildcard (one exact range more),
+// unless the word has more forms than the list holds (ticket_repo.cpp's kWordForms): then
+// 'word%', and the list the word itself. Binds, for each word, shop, its forms (repeated to
+// fill the list), the pattern, low and high; then shop, the filters, the cursor's id and
+// limit + 1.
+#define SUPPORTCRM_WORD_FORMS "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define SUPPORTCRM_WORD_ROWS_IN_WINDOW(w)                                                          \
+    "(SELECT DISTINCT " w ".conversation_id FROM ticket_words " w " WHERE " w ".shop_id = ? "     \
+    "AND (" w ".word IN " SUPPORTCRM_WORD_FORMS " OR " w ".word LIKE ?) "                          \
+    "AND " w ".conversation_id >= ? AND " w ".conversation_id < ?)"
+#define SUPPORTCRM_TICKETS_OF_WORD_ROWS(rows)                                                      \
+    "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM " rows " d "                                        \
+    "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"                \
+    SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
+
 namespace sql_text {
 
 // The ways to a page, the same rows (search_repo.cpp chooses; docs/performance.md, "E10"):
@@ -74,9 +96,9 @@ namespace sql_text {
 // tickets having a word of `q` (bound as 'word%' on ix_ticket_words_shop_word), intersected
 // with the tickets of two more words of q before any ticket row is read (the server probes a
 // few rare candidates, or materializes the other word's range), then sorted;
-// `by_common_words` does the same when all three are common, each range read once into a
-// temporary table (derived tables with DISTINCT: the server cannot probe ticket by ticket,
-// 55 us each over 100,000 tickets, docs/performance.md), so the rows read are the three ranges';
+// `in_window_by_*` do the same when they are all common, past the scan window, one window of
+// ticket ids at a time (SUPPORTCRM_WORD_ROWS_IN_WINDOW: ticket_repo.cpp walks the windows down
+// until the page is full);
 // `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses
 // (ix_human_tickets_shop_status), both walked newest first and stopped at the page's end;
@@ -99,16 +121,27 @@ namespace sql_text {
       "WHERE y.shop_id = ? AND y.word LIKE ?)) d "                                                 \
       "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
       SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
-    S(tickets_filtered_by_common_words,                                                            \
-      "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM (SELECT a.conversation_id FROM "                  \
-      "(SELECT DISTINCT w.conversation_id FROM ticket_words w "                                    \
-      "WHERE w.shop_id = ? AND w.word LIKE ?) a "                                                  \
-      "STRAIGHT_JOIN (SELECT DISTINCT x.conversation_id FROM ticket_words x "                      \
-      "WHERE x.shop_id = ? AND x.word LIKE ?) b ON b.conversation_id = a.conversation_id "         \
-      "STRAIGHT_JOIN (SELECT DISTINCT y.conversation_id FROM ticket_words y "                      \
-      "WHERE y.shop_id = ? AND y.word LIKE ?) c ON c.conversation_id = a.conversation_id) d "      \
-      "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
-      SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
+    S(tickets_in_window_by_word,                                                                   \
+      SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_WORD_ROWS_IN_WINDOW("w")))                        \
+    S(tickets_in_window_by_two_words,                                                              \
+      SUPPORTCRM_TICKETS_OF_WORD_ROWS(                                                             \
+          "(SELECT a.conversation_id FROM " SUPPORTCRM_WORD_ROWS_IN_WINDOW("w") " a "              \
+          "STRAIGHT_JOIN " SUPPORTCRM_WORD_ROWS_IN_WINDOW("x") " b "                               \
+          "ON b.conversation_id = a.conversation_id)"))                                            \
+    S(tickets_in_window_by_three_words,                                                            \
+      SUPPORTCRM_TICKETS_OF_WORD_ROWS(                                                             \
+          "(SELECT a.conversation_id FROM " SUPPORTCRM_WORD_ROWS_IN_WINDOW("w") " a "              \
+          "STRAIGHT_JOIN " SUPPORTCRM_WORD_ROWS_IN_WINDOW("x") " b "                               \
+          "ON b.conversation_id = a.conversation_id "                                              \
+          "STRAIGHT_JOIN " SUPPORTCRM_WORD_ROWS_IN_WINDOW("y") " c "                               \
+          "ON c.conversation_id = a.conversation_id)"))                                            \
+    /* The first word of the shop from a given word on (>=) below a prefix's end: one seek of */  \
+    /* ix_ticket_words_shop_word, which lists a prefix's words (`forms`) one by one (binds */      \
+    /* shop, the word to start at, the prefix). MariaDB has no loose index scan for this */       \
+    /* (DISTINCT or GROUP BY reads the whole range: 99,602 rows for `order%`). */                  \
+    S(ticket_word_next_form,                                                                       \
+      "SELECT w.word FROM ticket_words w WHERE w.shop_id = ? AND w.word >= ? "                     \
+      "AND w.word < CONCAT(?, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin) ORDER BY w.word LIMIT 1")  \
     S(tickets_filtered_by_tag,                                                                     \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM ticket_tags g STRAIGHT_JOIN conversations t "     \
       "ON t.id = g.conversation_id WHERE g.shop_id = ? AND g.tag = ? AND t.shop_id = ?"            \
@@ -260,7 +293,9 @@ namespace layout {
 static_assert(result_columns(sql_text::tickets_filtered_scan) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_common_words) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_in_window_by_word) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_in_window_by_two_words) == tickets_page::kColumns);
+static_assert(result_columns(sql_text::tickets_in_window_by_three_words) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) == tickets_page::kColumns);
 static_assert(result_columns(sql_text::tickets_filtered_by_customer) == tickets_page::kColumns);

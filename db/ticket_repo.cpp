@@ -3,6 +3,8 @@
 #include <cppconn/datatype.h>
 
 #include <algorithm>
+#include <iterator>
+#include <optional>
 #include <utility>
 
 #include "common/json_writer.h"
@@ -220,6 +222,16 @@ constexpr std::size_t kCountedTags = 3;
 // checked one by one first: matches that are common together fill a page there.
 constexpr std::uint64_t kScanWindow = 1000;
 
+// The filters of f to check on each ticket a words statement lists: it intersects q's first
+// three words already, so with no more the check ticket by ticket is left out.
+TicketFilter filters_beside_words(const TicketFilter& f) {
+    TicketFilter rest = f;
+    if (f.words.size() <= kCountedWords) {
+        rest.words.clear();
+    }
+    return rest;
+}
+
 // customerId, assignedTo (0: none) and Channel as sources (db/search_sql.h), each one value.
 void add_column_sources(const TicketFilter& f, std::vector<SearchSource>& out) {
     const auto add = [&](Stmt count, Stmt page, const std::string& value) {
@@ -311,15 +323,7 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
         } else {
             st.setUInt64(i++, floor);
         }
-        // The words statements intersect q's first three words already: with no more, the
-        // check ticket by ticket (SUPPORTCRM_TICKET_FILTERS) is left out.
-        if (source && source->shop_per_value && f.words.size() <= kCountedWords) {
-            TicketFilter rest = f;
-            rest.words.clear();
-            bind_ticket_filters(st, i, rest);
-        } else {
-            bind_ticket_filters(st, i, f);
-        }
+        bind_ticket_filters(st, i, source && source->shop_per_value ? filters_beside_words(f) : f);
         st.setUInt64(i++, before_id);
         st.setUInt64(i++, rows);
         ResultSetPtr rs(st.executeQuery());
@@ -340,18 +344,121 @@ std::uint64_t scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id)
     });
 }
 
+// How many of the shop's words a query word's list of forms holds (SUPPORTCRM_WORD_FORMS).
+constexpr std::size_t kWordForms = 16;
+static_assert(std::count(std::begin(SUPPORTCRM_WORD_FORMS), std::end(SUPPORTCRM_WORD_FORMS), '?') ==
+              kWordForms);
+
+// The shop's words that `prefix` starts (its forms: order, ordered, orders), one seek each, in
+// order; nullopt when there are more than kWordForms.
+std::optional<std::vector<std::string>> word_forms(Db& db, std::uint64_t shop_id,
+                                                   const std::string& prefix) {
+    std::vector<std::string> forms;
+    std::string from = prefix;
+    while (true) {
+        std::optional<std::string> next =
+            db.run(Stmt::ticket_word_next_form, [&](sql::PreparedStatement& st) {
+                st.setUInt64(1, shop_id);
+                st.setString(2, from);
+                st.setString(3, prefix);
+                ResultSetPtr rs(st.executeQuery());
+                return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
+            });
+        if (!next) {
+            return forms;
+        }
+        if (forms.size() == kWordForms) {
+            return std::nullopt;
+        }
+        // The next form is at or above this one followed by '!': above it, since utf8mb4_bin
+        // pads the shorter string with spaces (U+0020) before comparing, and below every
+        // longer word it starts, whose next character is a letter or a digit.
+        from = *next + '!';
+        forms.push_back(std::move(*next));
+    }
+}
+
+// A word of q as SUPPORTCRM_WORD_ROWS_IN_WINDOW binds it: its forms and the word itself as
+// LIKE's pattern (no wildcard: one more exact range), or when it has more forms than
+// kWordForms the word itself and 'word%'. (LIKE NULL is no empty range to the server: it read
+// the shop's whole range.)
+struct WindowedWord {
+    std::vector<std::string> forms;
+    std::string pattern;
+};
+
+WindowedWord windowed_word(Db& db, std::uint64_t shop_id, const std::string& word) {
+    WindowedWord out;
+    std::optional<std::vector<std::string>> forms = word_forms(db, shop_id, word);
+    out.pattern = forms ? word : word + "%";
+    out.forms = forms && !forms->empty() ? std::move(*forms) : std::vector<std::string>{word};
+    out.forms.resize(kWordForms, out.forms.front());  // repeats match alike
+    return out;
+}
+
+// The statement for 1, 2 or 3 words.
+constexpr Stmt kTicketsInWindowByWords[] = {Stmt::tickets_in_window_by_word,
+                                            Stmt::tickets_in_window_by_two_words,
+                                            Stmt::tickets_in_window_by_three_words};
+static_assert(std::size(kTicketsInWindowByWords) == kCountedWords);
+
+// Appends to `out` up to `rows` tickets matching f with an id in [low, high), by q's words.
+void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
+                      const std::vector<WindowedWord>& words, std::uint64_t low, std::uint64_t high,
+                      std::uint64_t rows, std::vector<TicketRow>& out) {
+    db.run(kTicketsInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        for (const WindowedWord& word : words) {
+            st.setUInt64(i++, shop_id);
+            for (const std::string& form : word.forms) {
+                st.setString(i++, form);
+            }
+            st.setString(i++, word.pattern);
+            st.setUInt64(i++, low);
+            st.setUInt64(i++, high);
+        }
+        st.setUInt64(i++, shop_id);
+        bind_ticket_filters(st, i, filters_beside_words(f));
+        st.setUInt64(i++, high);
+        st.setUInt64(i++, rows);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            out.push_back(read_ticket_row(*rs));
+        }
+    });
+}
+
+// Past the scan window, q's words are read one window of ticket ids at a time, from `floor`
+// down (kFirstWordWindow ids, then four times as many each time) until the page is full: the
+// rows read are those of the windows the page needs, not the words' whole ranges, which a shop
+// whose newest thousands of tickets match nothing would read for every page
+// (docs/performance.md, "Past the scan window").
+constexpr std::uint64_t kFirstWordWindow = 10000;
+
+void read_words_in_windows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
+                           std::uint64_t floor, std::uint64_t rows, std::vector<TicketRow>& out) {
+    std::vector<WindowedWord> words;
+    for (std::size_t i = 0; i < f.words.size() && i < kCountedWords; ++i) {
+        words.push_back(windowed_word(db, shop_id, f.words[i]));
+    }
+    std::uint64_t width = kFirstWordWindow;
+    for (std::uint64_t high = floor; high > 0 && out.size() < rows;) {
+        const std::uint64_t low = high > width ? high - width : 0;
+        read_word_window(db, shop_id, f, words, low, high, rows - out.size(), out);
+        high = low;
+        width = std::min(width * 4, std::uint64_t{1} << 62);
+    }
+}
+
 // E10: the statements of db/search_sql.h. The rows read stay bounded by the rarest filter
 // with an index of its own (docs/performance.md, "Known worst cases"): a rare one (under
 // kRareRows rows) starts the page; when all are common, the newest kScanWindow tickets are
-// checked first, then the page goes on from the rarest one, counted further. Filters without
-// a source (status `none`; assignedTo, Channel, customerId, updatedSince, which the scan
-// reaches by their own indexes) walk the shop's tickets as before.
-// `past_window`, when given, keeps the source counted for the part past the scan window from
-// one call to the next with the same filter (search_many_words_page's batches): the counting
-// reads up to ten times the rarest source's rows, the same each time.
+// checked first, then the page goes on by q's words a window of ids at a time, or without q
+// from the rarest filter, counted further. Filters without a source (status `none`;
+// assignedTo, Channel, customerId, updatedSince, which the scan reaches by their own indexes)
+// walk the shop's tickets as before.
 std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
-                                           std::uint64_t before_id, std::uint64_t rows,
-                                           std::optional<FewestRows>* past_window = nullptr) {
+                                           std::uint64_t before_id, std::uint64_t rows) {
     std::vector<TicketRow> out;
     if (f.matches_nothing) {
         return out;
@@ -374,22 +481,17 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
     if (out.size() >= rows || floor == 0) {
         return out;
     }
-    // Past the window, q's words come first when given: their statement intersects them by
-    // index ranges, while from a tag or a status each candidate's words would be probed one
-    // by one (docs/performance.md).
-    std::vector<SearchSource> next;
-    for (const SearchSource& s : sources) {
-        if (f.words.empty() || s.page == Stmt::tickets_filtered_by_word) {
-            next.push_back(s);
-        }
+    // Past the window, q's words come first when given: their statements intersect them by
+    // index ranges, while from a tag or a status each candidate's words would be probed one by
+    // one (docs/performance.md). They read the words' rows a window of ids at a time, so which
+    // word is rarest no longer bounds what is read, and they are not counted further.
+    if (!f.words.empty()) {
+        read_words_in_windows(db, shop_id, f, floor, rows, out);
+        return out;
     }
-    rare = fewest_rows_past_window(db, shop_id, next, past_window);
+    rare = fewest_rows_past_window(db, shop_id, sources, nullptr);
     if (rare.rows != 0) {
-        SearchSource from = next[rare.source];
-        if (from.page == Stmt::tickets_filtered_by_word) {
-            from.page = Stmt::tickets_filtered_by_common_words;
-        }
-        read_search_rows(db, shop_id, f, &from, 0, floor, rows - out.size(), out);
+        read_search_rows(db, shop_id, f, &sources[rare.source], 0, floor, rows - out.size(), out);
     }
     return out;
 }
@@ -407,9 +509,8 @@ std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, con
     TicketFilter first = f;
     first.words.assign(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
-    std::optional<FewestRows> past_window;
     const auto candidates = [&](std::uint64_t below, std::uint64_t n) {
-        return search_tickets_page(db, shop_id, first, below, n, &past_window);
+        return search_tickets_page(db, shop_id, first, below, n);
     };
     return rows_having_every_word<TicketRow>(db, kTicketWordChecks, shop_id, rest, before_id, rows,
                                              candidates);

@@ -286,6 +286,76 @@ TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
         {shop});
 }
 
+// Past the scan window, common words are read one window of ticket ids at a time, from the
+// window's floor down (10,000 ids, then 40,000, ...: ticket_repo.cpp), each word as the list
+// of the shop's words it starts (its forms) or, with more than 16 forms, as 'word%'. Planted:
+// 3,000 rows of each word for tickets that do not exist (so the words are common), `mid`
+// 1,100 tickets below the newest, `old` 15,000 tickets below `mid` (a later window), and a
+// word `c` with 17 forms, of which `mid` has the second and `old` the last.
+TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
+    const World w = it::tickets::make_world();
+    const std::string a = unique_word("wa"), b = unique_word("wb"), c = unique_word("wc");
+    it::Db db;
+    const std::string shop = std::to_string(w.shop.id);
+    const auto add_tickets = [&](int n) {
+        ASSERT_EQ(db.execute("INSERT INTO conversations (shop_id, customer_id, channel, date, "
+                             "last_message_time, tags, created_at) SELECT ?, ?, 'Mail', "
+                             "UTC_TIMESTAMP(3), UTC_TIMESTAMP(3), '[]', UTC_TIMESTAMP(3) "
+                             "FROM seq_1_to_" +
+                                 std::to_string(n),
+                             {shop, std::to_string(w.customer_id)}),
+                  0);
+    };
+    const std::string old =
+        it::tickets::create_ticket_id(w, it::object({{"name", a + "s " + b + " " + c + "q"}}));
+    add_tickets(15000);
+    const std::string mid =
+        it::tickets::create_ticket_id(w, it::object({{"name", a + " " + b + " " + c + "b"}}));
+    add_tickets(1100);
+    for (const std::string& word : {a, b, c + "a"}) {
+        ASSERT_EQ(db.execute("INSERT INTO ticket_words (conversation_id, word, shop_id) "
+                             "SELECT 18000000000000000000 + seq, ?, ? FROM seq_1_to_3000",
+                             {word, shop}),
+                  0);
+    }
+    for (char form = 'c'; form < 'q'; ++form) {
+        ASSERT_EQ(db.execute("INSERT INTO ticket_words (conversation_id, word, shop_id) "
+                             "VALUES (18000000000000000001, ?, ?)",
+                             {c + form, shop}),
+                  0);
+    }
+    ASSERT_EQ(db.count("SELECT COUNT(DISTINCT word) FROM ticket_words WHERE shop_id = ? "
+                       "AND word LIKE CONCAT(?, '%')",
+                       {shop, c}),
+              17);
+
+    // a's forms are a and as: old is found by the second, two windows down.
+    const std::string q = "/api/v1/tickets?q=" + a + "+" + b;
+    EXPECT_EQ(ids(w.shop, q), (List{mid, old}));
+    EXPECT_EQ(ids(w.shop, q + "&Channel=Mail"), (List{mid, old}));
+    EXPECT_EQ(ids(w.shop, q + "&Channel=Chat"), List{});
+    const HttpResponse first = it::get(q + "&limit=1", w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    ASSERT_EQ(first.json()["tickets"].size(), 1u);
+    EXPECT_EQ(first.json()["tickets"][0]["id"].asString(), mid);
+    const HttpResponse second =
+        it::get(q + "&limit=1&cursor=" + first.json()["nextCursor"].asString(), w.shop);
+    ASSERT_TRUE(it::is_success(second, 200)) << second.describe();
+    ASSERT_EQ(second.json()["tickets"].size(), 1u);
+    EXPECT_EQ(second.json()["tickets"][0]["id"].asString(), old);
+    EXPECT_TRUE(second.json()["nextCursor"].isNull());
+    // c has 17 forms (LIKE): mid's is the second, old's the last.
+    EXPECT_EQ(tickets_q(w.shop, a + " " + c), (List{mid, old}));
+    EXPECT_EQ(tickets_q(w.shop, b + " " + c + " " + a), (List{mid, old}));
+    // One common word alone, and with a word of the planted rows only.
+    EXPECT_EQ(tickets_q(w.shop, b), (List{mid, old}));
+    EXPECT_EQ(tickets_q(w.shop, b + " " + c + "a"), List{});
+    db.execute(
+        "DELETE FROM ticket_words WHERE shop_id = ? AND conversation_id > "
+        "18000000000000000000",
+        {shop});
+}
+
 // The same for customers: two common words (3,000 planted rows each, for customers that do not
 // exist) and 1,100 customers between the two that have both.
 TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
