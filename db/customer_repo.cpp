@@ -1,5 +1,6 @@
 #include "db/customer_repo.h"
 
+#include <iterator>
 #include <utility>
 
 #include "common/text.h"
@@ -167,14 +168,36 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const std::string& words_js
            });
 }
 
-// E10's q: from the customers having its rarest word when it is rare; else the newest
-// kScanWindow customers first, then from the rarest word, counted further (the rows read stay
-// bounded by that word's customers: docs/performance.md, "Known worst cases").
-// `past_window` as for tickets (ticket_repo.cpp, search_tickets_page).
+// The customers matching the first kIntersectedWords words of `list` with an id in [low,
+// high), newest first, up to `rows` (db/search_sql.h, customers_in_window_by_*).
+constexpr Stmt kCustomersInWindowByWords[] = {Stmt::customers_in_window_by_word,
+                                              Stmt::customers_in_window_by_two_words,
+                                              Stmt::customers_in_window_by_three_words};
+static_assert(std::size(kCustomersInWindowByWords) == kIntersectedWords);
+
+void read_word_window(Db& db, std::uint64_t shop_id, const std::vector<WindowedWord>& words,
+                      std::uint64_t low, std::uint64_t high, std::uint64_t rows,
+                      std::vector<CustomerRow>& out) {
+    db.run(kCustomersInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        bind_windowed_words(st, i, shop_id, words, low, high);
+        st.setUInt64(i++, shop_id);
+        st.setUInt64(i++, high);
+        st.setUInt64(i++, rows);
+        ResultSetPtr rs(st.executeQuery());
+        while (rs->next()) {
+            out.push_back(read_customer(*rs, layout::customers_page::customer));
+        }
+    });
+}
+
+// E10's q (at most kIntersectedWords words: search_customers_many_words_page takes more): from
+// the customers having its rarest word when it is rare; else the newest kScanWindow customers
+// first, then by the words a window of ids at a time (walk_id_windows, db/search_repo.h:
+// docs/performance.md, "Past the scan window").
 std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
                                                const std::vector<std::string>& list,
-                                               std::uint64_t before_id, std::uint64_t rows,
-                                               std::optional<FewestRows>* past_window = nullptr) {
+                                               std::uint64_t before_id, std::uint64_t rows) {
     std::vector<CustomerRow> out;
     std::vector<SearchSource> sources;
     for (std::size_t i = 0; i < list.size() && i < kCountedWords; ++i) {
@@ -205,11 +228,12 @@ std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
     if (out.size() >= rows || floor == 0) {
         return out;
     }
-    rare = fewest_rows_past_window(db, shop_id, sources, past_window);
-    if (rare.rows != 0) {
-        read_search_rows(db, shop_id, words_json, &sources[rare.source].values[0], 0, floor,
-                         rows - out.size(), out);
-    }
+    const std::vector<WindowedWord> words =
+        windowed_words(db, Stmt::customer_word_next_form, shop_id, list);
+    walk_id_windows(floor, [&](std::uint64_t low, std::uint64_t high) {
+        read_word_window(db, shop_id, words, low, high, rows - out.size(), out);
+        return out.size() < rows;
+    });
     return out;
 }
 
@@ -226,9 +250,8 @@ std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t 
     }
     const std::vector<std::string> first(ranked->begin(), ranked->begin() + kIntersectedWords);
     const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
-    std::optional<FewestRows> past_window;
     const auto candidates = [&](std::uint64_t below, std::uint64_t n) {
-        return search_customers_page(db, shop_id, first, below, n, &past_window);
+        return search_customers_page(db, shop_id, first, below, n);
     };
     return rows_having_every_word<CustomerRow>(db, kCustomerWordChecks, shop_id, rest, before_id,
                                                rows, candidates);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
+#include <optional>
 #include <unordered_set>
 
 #include "common/words.h"
@@ -319,17 +321,86 @@ FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSo
     }
 }
 
+void walk_id_windows(
+    std::uint64_t floor,
+    const std::function<bool(std::uint64_t low, std::uint64_t high)>& read_window) {
+    std::uint64_t width = kFirstIdWindow;
+    for (std::uint64_t high = floor; high > 0;) {
+        const std::uint64_t low = high > width ? high - width : 0;
+        if (!read_window(low, high)) {
+            return;
+        }
+        high = low;
+        width = std::min(width * 4, std::uint64_t{1} << 62);
+    }
+}
+
+namespace {
+
+static_assert(std::count(std::begin(SUPPORTCRM_WORD_FORMS), std::end(SUPPORTCRM_WORD_FORMS), '?') ==
+              kWordForms);
+
+// The shop's words that `word` starts (its forms), one seek each, in order; nullopt when there
+// are more than kWordForms.
+std::optional<std::vector<std::string>> word_forms(Db& db, Stmt next_form, std::uint64_t shop_id,
+                                                   const std::string& word) {
+    std::vector<std::string> forms;
+    std::string from = word;
+    while (true) {
+        std::optional<std::string> next = db.run(next_form, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, shop_id);
+            st.setString(2, from);
+            st.setString(3, word);
+            ResultSetPtr rs(st.executeQuery());
+            return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
+        });
+        if (!next) {
+            return forms;
+        }
+        if (forms.size() == kWordForms) {
+            return std::nullopt;
+        }
+        // The next form is at or above this one followed by '!': above it, since utf8mb4_bin
+        // pads the shorter string with spaces (U+0020) before comparing, and below every
+        // longer word it starts, whose next character is a letter or a digit.
+        from = *next + '!';
+        forms.push_back(std::move(*next));
+    }
+}
+
+}  // namespace
+
+std::vector<WindowedWord> windowed_words(Db& db, Stmt next_form, std::uint64_t shop_id,
+                                         const std::vector<std::string>& words) {
+    std::vector<WindowedWord> out;
+    for (std::size_t i = 0; i < words.size() && i < kIntersectedWords; ++i) {
+        const std::string& word = words[i];
+        std::optional<std::vector<std::string>> forms = word_forms(db, next_form, shop_id, word);
+        WindowedWord& w = out.emplace_back();
+        w.pattern = forms ? word : word + "%";
+        w.forms = forms && !forms->empty() ? std::move(*forms) : std::vector<std::string>{word};
+        w.forms.resize(kWordForms, w.forms.front());  // repeats match alike
+    }
+    return out;
+}
+
+void bind_windowed_words(sql::PreparedStatement& st, unsigned& i, std::uint64_t shop_id,
+                         const std::vector<WindowedWord>& words, std::uint64_t low,
+                         std::uint64_t high) {
+    for (const WindowedWord& word : words) {
+        st.setUInt64(i++, shop_id);
+        for (const std::string& form : word.forms) {
+            st.setString(i++, form);
+        }
+        st.setString(i++, word.pattern);
+        st.setUInt64(i++, low);
+        st.setUInt64(i++, high);
+    }
+}
+
 FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
-                                   const std::vector<SearchSource>& sources,
-                                   std::optional<FewestRows>* memo) {
-    if (memo && *memo) {
-        return **memo;
-    }
-    const FewestRows rare = fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
-    if (memo) {
-        *memo = rare;
-    }
-    return rare;
+                                   const std::vector<SearchSource>& sources) {
+    return fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
 }
 
 }  // namespace supportcrm

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,13 +70,41 @@ struct FewestRows {
 };
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow);
-// The source to go on from past the scan window of a search (ticket_repo.cpp,
-// customer_repo.cpp): fewest_rows from ten times kRareRows, growing. With `memo`, counted once
-// for all the calls that share it (the batches of one request, same filters), since the
-// counting reads up to ten times the rarest source's rows each time.
+// The source to go on from past the scan window of a ticket search without q
+// (ticket_repo.cpp): fewest_rows from ten times kRareRows, growing.
 FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
-                                   const std::vector<SearchSource>& sources,
-                                   std::optional<FewestRows>* memo);
+                                   const std::vector<SearchSource>& sources);
+// --- Past the scan window: q's words a window of ids at a time -----------------------------
+
+// Past the scan window of a search, q's words (up to kIntersectedWords) are read one window of
+// ids at a time (db/search_sql.h, SUPPORTCRM_ROWS_IN_WINDOW), from the window's floor down:
+// kFirstIdWindow ids, then four times as many each time, until the page is full. So the rows
+// read are those of the windows the page needs, not the words' whole ranges, which a shop whose
+// newest thousands of rows match nothing would read for every page (docs/performance.md,
+// "Past the scan window"). walk_id_windows calls read_window(low, high) for [low, high) while
+// it answers true (more rows are wanted) and low > 0.
+constexpr std::uint64_t kFirstIdWindow = 10000;
+void walk_id_windows(std::uint64_t floor,
+                     const std::function<bool(std::uint64_t low, std::uint64_t high)>& read_window);
+
+// A word of q as SUPPORTCRM_ROWS_IN_WINDOW binds it: its forms (the shop's words it starts:
+// order, ordered, orders) and the word itself as LIKE's pattern (no wildcard: one more exact
+// range), or when it has more forms than kWordForms the word itself and 'word%'. (LIKE NULL
+// is no empty range to the server: it read the shop's whole range.) `next_form` binds shop, a
+// word to start at, the word; it answers the first of the shop's words from there that the
+// word starts (ticket_word_next_form, customer_word_next_form): one seek each.
+struct WindowedWord {
+    std::vector<std::string> forms;
+    std::string pattern;
+};
+constexpr std::size_t kWordForms = 16;
+std::vector<WindowedWord> windowed_words(Db& db, Stmt next_form, std::uint64_t shop_id,
+                                         const std::vector<std::string>& words);
+// Binds SUPPORTCRM_ROWS_IN_WINDOW's placeholders for each word, from `i` on.
+void bind_windowed_words(sql::PreparedStatement& st, unsigned& i, std::uint64_t shop_id,
+                         const std::vector<WindowedWord>& words, std::uint64_t low,
+                         std::uint64_t high);
+
 // --- Queries of more words than the statements intersect (extensions.md E10 sets no limit) --
 
 // How many words of `q` the page statements take (ticket_repo.cpp, customer_repo.cpp): they

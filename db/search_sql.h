@@ -65,27 +65,40 @@ namespace supportcrm {
     "SELECT COUNT(*) FROM (SELECT 1 FROM conversations t WHERE t.shop_id = ? AND " cond           \
     " LIMIT ?) n"
 
-// Past the scan window, q's words (up to three) are read within a window of ticket ids
-// [low, high), each word's rows once into a temporary table (derived tables with DISTINCT: the
-// server cannot probe ticket by ticket, 55 us each over 100,000 tickets, docs/performance.md),
-// intersected, then the tickets read and checked against the other filters. A word is matched
-// as IN its forms (the shop's words it starts, SUPPORTCRM_WORD_FORMS) OR LIKE 'word%', one of
-// the two bound: IN, the server reads one exact range (shop, form, [low, high)) per form, where
-// LIKE's one range from the first form to the last reads all the rows of the forms between
-// them whatever the window. So LIKE binds the word itself, no wildcard (one exact range more),
-// unless the word has more forms than the list holds (ticket_repo.cpp's kWordForms): then
-// 'word%', and the list the word itself. Binds, for each word, shop, its forms (repeated to
-// fill the list), the pattern, low and high; then shop, the filters, the cursor's id and
-// limit + 1.
+// Past the scan window, q's words (up to three) are read within a window of ids [low, high)
+// (tickets or customers), each word's rows once into a temporary table (derived tables with
+// DISTINCT: the server cannot probe ticket by ticket, 55 us each over 100,000 tickets,
+// docs/performance.md), intersected, then the rows read and checked against the other filters.
+// A word is matched as IN its forms (the shop's words it starts, SUPPORTCRM_WORD_FORMS) OR LIKE
+// 'word%', one of the two bound: IN, the server reads one exact range (shop, form, [low, high))
+// per form, where LIKE's one range from the first form to the last reads all the rows of the
+// forms between them whatever the window. So LIKE binds the word itself, no wildcard (one exact
+// range more), unless the word has more forms than the list holds (search_repo.h's
+// kWordForms): then 'word%', and the list the word itself. Binds, for each word, shop, its
+// forms (repeated to fill the list), the pattern, low and high (bind_windowed_words); then
+// shop, the filters, the cursor's id and limit + 1.
 #define SUPPORTCRM_WORD_FORMS "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-#define SUPPORTCRM_WORD_ROWS_IN_WINDOW(w)                                                          \
-    "(SELECT DISTINCT " w ".conversation_id FROM ticket_words " w " WHERE " w ".shop_id = ? "     \
+#define SUPPORTCRM_ROWS_IN_WINDOW(table, id, w)                                                    \
+    "(SELECT DISTINCT " w "." id " FROM " table " " w " WHERE " w ".shop_id = ? "               \
     "AND (" w ".word IN " SUPPORTCRM_WORD_FORMS " OR " w ".word LIKE ?) "                          \
-    "AND " w ".conversation_id >= ? AND " w ".conversation_id < ?)"
-#define SUPPORTCRM_TICKETS_OF_WORD_ROWS(rows)                                                      \
-    "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM " rows " d "                                        \
+    "AND " w "." id " >= ? AND " w "." id " < ?)"
+// The ids having one, two or three words within the window, as a derived table's rows.
+#define SUPPORTCRM_ONE_WORD_IN_WINDOW(table, id) SUPPORTCRM_ROWS_IN_WINDOW(table, id, "w")
+#define SUPPORTCRM_TWO_WORDS_IN_WINDOW(table, id)                                                  \
+    "(SELECT a." id " FROM " SUPPORTCRM_ROWS_IN_WINDOW(table, id, "w") " a STRAIGHT_JOIN "         \
+    SUPPORTCRM_ROWS_IN_WINDOW(table, id, "x") " b ON b." id " = a." id ")"
+#define SUPPORTCRM_THREE_WORDS_IN_WINDOW(table, id)                                                \
+    "(SELECT a." id " FROM " SUPPORTCRM_ROWS_IN_WINDOW(table, id, "w") " a STRAIGHT_JOIN "         \
+    SUPPORTCRM_ROWS_IN_WINDOW(table, id, "x") " b ON b." id " = a." id " STRAIGHT_JOIN "           \
+    SUPPORTCRM_ROWS_IN_WINDOW(table, id, "y") " c ON c." id " = a." id ")"
+#define SUPPORTCRM_TICKETS_OF_WORD_ROWS(words)                                                     \
+    "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM " words("ticket_words", "conversation_id") " d "    \
     "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"                \
     SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
+#define SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(words)                                                   \
+    "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM " words("customer_words", "customer_id") " d "    \
+    "STRAIGHT_JOIN customers c ON c.id = d.customer_id "                                           \
+    "WHERE c.shop_id = ? AND c.merged_into IS NULL AND c.id < ? ORDER BY c.id DESC LIMIT ?"
 
 namespace sql_text {
 
@@ -121,20 +134,11 @@ namespace sql_text {
       "WHERE y.shop_id = ? AND y.word LIKE ?)) d "                                                 \
       "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
       SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
-    S(tickets_in_window_by_word,                                                                   \
-      SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_WORD_ROWS_IN_WINDOW("w")))                        \
+    S(tickets_in_window_by_word, SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_ONE_WORD_IN_WINDOW))   \
     S(tickets_in_window_by_two_words,                                                              \
-      SUPPORTCRM_TICKETS_OF_WORD_ROWS(                                                             \
-          "(SELECT a.conversation_id FROM " SUPPORTCRM_WORD_ROWS_IN_WINDOW("w") " a "              \
-          "STRAIGHT_JOIN " SUPPORTCRM_WORD_ROWS_IN_WINDOW("x") " b "                               \
-          "ON b.conversation_id = a.conversation_id)"))                                            \
+      SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                             \
     S(tickets_in_window_by_three_words,                                                            \
-      SUPPORTCRM_TICKETS_OF_WORD_ROWS(                                                             \
-          "(SELECT a.conversation_id FROM " SUPPORTCRM_WORD_ROWS_IN_WINDOW("w") " a "              \
-          "STRAIGHT_JOIN " SUPPORTCRM_WORD_ROWS_IN_WINDOW("x") " b "                               \
-          "ON b.conversation_id = a.conversation_id "                                              \
-          "STRAIGHT_JOIN " SUPPORTCRM_WORD_ROWS_IN_WINDOW("y") " c "                               \
-          "ON c.conversation_id = a.conversation_id)"))                                            \
+      SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                           \
     /* The first word of the shop from a given word on (>=) below a prefix's end: one seek of */  \
     /* ix_ticket_words_shop_word, which lists a prefix's words (`forms`) one by one (binds */      \
     /* shop, the word to start at, the prefix). MariaDB has no loose index scan for this */       \
@@ -233,6 +237,17 @@ namespace sql_text {
     S(customer_word_count,                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
       "AND w.word LIKE ? LIMIT ?) n")                                                              \
+    /* Past the scan window, as for tickets (binds as SUPPORTCRM_ROWS_IN_WINDOW says, then */    \
+    /* shop, the cursor's id, limit + 1: q's words are all intersected, at most three). */        \
+    S(customers_in_window_by_word,                                                                 \
+      SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_ONE_WORD_IN_WINDOW))                            \
+    S(customers_in_window_by_two_words,                                                            \
+      SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                           \
+    S(customers_in_window_by_three_words,                                                          \
+      SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                         \
+    S(customer_word_next_form,                                                                     \
+      "SELECT w.word FROM customer_words w WHERE w.shop_id = ? AND w.word >= ? "                   \
+      "AND w.word < CONCAT(?, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin) ORDER BY w.word LIMIT 1")  \
     /* The same for customers (binds ids, words, the number of words). */                        \
     S(customer_words_check,                                                                        \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
@@ -304,6 +319,12 @@ static_assert(result_columns(sql_text::tickets_filtered_by_channel) == tickets_p
 static_assert(result_columns(sql_text::customers_search_scan) ==
               result_columns(sql_text::customers_page));
 static_assert(result_columns(sql_text::customers_search_by_word) ==
+              result_columns(sql_text::customers_page));
+static_assert(result_columns(sql_text::customers_in_window_by_word) ==
+              result_columns(sql_text::customers_page));
+static_assert(result_columns(sql_text::customers_in_window_by_two_words) ==
+              result_columns(sql_text::customers_page));
+static_assert(result_columns(sql_text::customers_in_window_by_three_words) ==
               result_columns(sql_text::customers_page));
 }  // namespace layout
 

@@ -344,63 +344,11 @@ std::uint64_t scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id)
     });
 }
 
-// How many of the shop's words a query word's list of forms holds (SUPPORTCRM_WORD_FORMS).
-constexpr std::size_t kWordForms = 16;
-static_assert(std::count(std::begin(SUPPORTCRM_WORD_FORMS), std::end(SUPPORTCRM_WORD_FORMS), '?') ==
-              kWordForms);
-
-// The shop's words that `prefix` starts (its forms: order, ordered, orders), one seek each, in
-// order; nullopt when there are more than kWordForms.
-std::optional<std::vector<std::string>> word_forms(Db& db, std::uint64_t shop_id,
-                                                   const std::string& prefix) {
-    std::vector<std::string> forms;
-    std::string from = prefix;
-    while (true) {
-        std::optional<std::string> next =
-            db.run(Stmt::ticket_word_next_form, [&](sql::PreparedStatement& st) {
-                st.setUInt64(1, shop_id);
-                st.setString(2, from);
-                st.setString(3, prefix);
-                ResultSetPtr rs(st.executeQuery());
-                return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
-            });
-        if (!next) {
-            return forms;
-        }
-        if (forms.size() == kWordForms) {
-            return std::nullopt;
-        }
-        // The next form is at or above this one followed by '!': above it, since utf8mb4_bin
-        // pads the shorter string with spaces (U+0020) before comparing, and below every
-        // longer word it starts, whose next character is a letter or a digit.
-        from = *next + '!';
-        forms.push_back(std::move(*next));
-    }
-}
-
-// A word of q as SUPPORTCRM_WORD_ROWS_IN_WINDOW binds it: its forms and the word itself as
-// LIKE's pattern (no wildcard: one more exact range), or when it has more forms than
-// kWordForms the word itself and 'word%'. (LIKE NULL is no empty range to the server: it read
-// the shop's whole range.)
-struct WindowedWord {
-    std::vector<std::string> forms;
-    std::string pattern;
-};
-
-WindowedWord windowed_word(Db& db, std::uint64_t shop_id, const std::string& word) {
-    WindowedWord out;
-    std::optional<std::vector<std::string>> forms = word_forms(db, shop_id, word);
-    out.pattern = forms ? word : word + "%";
-    out.forms = forms && !forms->empty() ? std::move(*forms) : std::vector<std::string>{word};
-    out.forms.resize(kWordForms, out.forms.front());  // repeats match alike
-    return out;
-}
-
 // The statement for 1, 2 or 3 words.
 constexpr Stmt kTicketsInWindowByWords[] = {Stmt::tickets_in_window_by_word,
                                             Stmt::tickets_in_window_by_two_words,
                                             Stmt::tickets_in_window_by_three_words};
-static_assert(std::size(kTicketsInWindowByWords) == kCountedWords);
+static_assert(std::size(kTicketsInWindowByWords) == kIntersectedWords);
 
 // Appends to `out` up to `rows` tickets matching f with an id in [low, high), by q's words.
 void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
@@ -408,15 +356,7 @@ void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                       std::uint64_t rows, std::vector<TicketRow>& out) {
     db.run(kTicketsInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
         unsigned i = 1;
-        for (const WindowedWord& word : words) {
-            st.setUInt64(i++, shop_id);
-            for (const std::string& form : word.forms) {
-                st.setString(i++, form);
-            }
-            st.setString(i++, word.pattern);
-            st.setUInt64(i++, low);
-            st.setUInt64(i++, high);
-        }
+        bind_windowed_words(st, i, shop_id, words, low, high);
         st.setUInt64(i++, shop_id);
         bind_ticket_filters(st, i, filters_beside_words(f));
         st.setUInt64(i++, high);
@@ -428,26 +368,15 @@ void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
     });
 }
 
-// Past the scan window, q's words are read one window of ticket ids at a time, from `floor`
-// down (kFirstWordWindow ids, then four times as many each time) until the page is full: the
-// rows read are those of the windows the page needs, not the words' whole ranges, which a shop
-// whose newest thousands of tickets match nothing would read for every page
-// (docs/performance.md, "Past the scan window").
-constexpr std::uint64_t kFirstWordWindow = 10000;
-
+// Past the scan window, by q's words (walk_id_windows, db/search_repo.h).
 void read_words_in_windows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                            std::uint64_t floor, std::uint64_t rows, std::vector<TicketRow>& out) {
-    std::vector<WindowedWord> words;
-    for (std::size_t i = 0; i < f.words.size() && i < kCountedWords; ++i) {
-        words.push_back(windowed_word(db, shop_id, f.words[i]));
-    }
-    std::uint64_t width = kFirstWordWindow;
-    for (std::uint64_t high = floor; high > 0 && out.size() < rows;) {
-        const std::uint64_t low = high > width ? high - width : 0;
+    const std::vector<WindowedWord> words =
+        windowed_words(db, Stmt::ticket_word_next_form, shop_id, f.words);
+    walk_id_windows(floor, [&](std::uint64_t low, std::uint64_t high) {
         read_word_window(db, shop_id, f, words, low, high, rows - out.size(), out);
-        high = low;
-        width = std::min(width * 4, std::uint64_t{1} << 62);
-    }
+        return out.size() < rows;
+    });
 }
 
 // E10: the statements of db/search_sql.h. The rows read stay bounded by the rarest filter
@@ -489,7 +418,7 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
         read_words_in_windows(db, shop_id, f, floor, rows, out);
         return out;
     }
-    rare = fewest_rows_past_window(db, shop_id, sources, nullptr);
+    rare = fewest_rows_past_window(db, shop_id, sources);
     if (rare.rows != 0) {
         read_search_rows(db, shop_id, f, &sources[rare.source], 0, floor, rows - out.size(), out);
     }

@@ -149,6 +149,35 @@ std::string unique_word(const char* prefix) {
     return out;
 }
 
+// A customer of `shop` with these names: its id.
+std::string named_customer(const it::Shop& shop, const std::string& first,
+                           const std::string& last) {
+    return std::to_string(it::create_customer(shop, it::object({{"email", it::unique_email("c")},
+                                                                {"first_name", first},
+                                                                {"last_name", last}}))["id"]
+                              .asInt64());
+}
+
+// 3,000 rows of `word` in `table` (ticket_words keyed by conversation_id, customer_words by
+// customer_id) of shop for records that do not exist, with ids above every real one: the word
+// becomes common (over search_repo.h's kRareRows) and none of them is ever listed.
+// remove_planted_words deletes them again.
+void plant_common_word(it::Db& db, const std::string& table, const std::string& id_column,
+                       const std::string& word, const std::string& shop) {
+    ASSERT_EQ(db.execute("INSERT INTO " + table + " (" + id_column +
+                             ", word, shop_id) SELECT 18000000000000000000 + seq, ?, ? "
+                             "FROM seq_1_to_3000",
+                         {word, shop}),
+              0);
+}
+
+void remove_planted_words(it::Db& db, const std::string& table, const std::string& id_column,
+                          const std::string& shop) {
+    db.execute(
+        "DELETE FROM " + table + " WHERE shop_id = ? AND " + id_column + " > 18000000000000000000",
+        {shop});
+}
+
 // The tags the tag filter's index (ticket_tags, sql/014) holds for a ticket, sorted.
 std::set<std::string> indexed_tags(const std::string& ticket) {
     std::set<std::string> out;
@@ -249,10 +278,7 @@ TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
     it::Db db;
     const std::string shop = std::to_string(w.shop.id);
     for (const std::string& word : {a, b}) {
-        ASSERT_EQ(db.execute("INSERT INTO ticket_words (conversation_id, word, shop_id) "
-                             "SELECT 18000000000000000000 + seq, ?, ? FROM seq_1_to_3000",
-                             {word, shop}),
-                  0);
+        plant_common_word(db, "ticket_words", "conversation_id", word, shop);
     }
     ASSERT_EQ(db.execute("INSERT INTO conversations (shop_id, customer_id, channel, date, "
                          "last_message_time, tags, created_at) SELECT ?, ?, 'Mail', "
@@ -280,10 +306,7 @@ TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
     EXPECT_TRUE(second.json()["nextCursor"].isNull());
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?q=" + a), (List{recent, only_a, old}));
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?q=" + b), (List{recent, only_b, old}));
-    db.execute(
-        "DELETE FROM ticket_words WHERE shop_id = ? AND conversation_id > "
-        "18000000000000000000",
-        {shop});
+    remove_planted_words(db, "ticket_words", "conversation_id", shop);
 }
 
 // Past the scan window, common words are read one window of ticket ids at a time, from the
@@ -313,10 +336,7 @@ TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
         it::tickets::create_ticket_id(w, it::object({{"name", a + " " + b + " " + c + "b"}}));
     add_tickets(1100);
     for (const std::string& word : {a, b, c + "a"}) {
-        ASSERT_EQ(db.execute("INSERT INTO ticket_words (conversation_id, word, shop_id) "
-                             "SELECT 18000000000000000000 + seq, ?, ? FROM seq_1_to_3000",
-                             {word, shop}),
-                  0);
+        plant_common_word(db, "ticket_words", "conversation_id", word, shop);
     }
     for (char form = 'c'; form < 'q'; ++form) {
         ASSERT_EQ(db.execute("INSERT INTO ticket_words (conversation_id, word, shop_id) "
@@ -350,10 +370,48 @@ TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
     // One common word alone, and with a word of the planted rows only.
     EXPECT_EQ(tickets_q(w.shop, b), (List{mid, old}));
     EXPECT_EQ(tickets_q(w.shop, b + " " + c + "a"), List{});
-    db.execute(
-        "DELETE FROM ticket_words WHERE shop_id = ? AND conversation_id > "
-        "18000000000000000000",
-        {shop});
+    remove_planted_words(db, "ticket_words", "conversation_id", shop);
+}
+
+// The same for customers: `mid` 1,100 customers below the newest, `old` 15,000 below it, two
+// common words (3,000 planted rows each), of which old has the second form of one.
+TEST(Search, PastTheScanWindowCustomersAreReadWindowByWindowInEveryForm) {
+    const World w = it::tickets::make_world();
+    const std::string a = unique_word("xa"), b = unique_word("xb");
+    const auto make = [&](const std::string& first, const std::string& last) {
+        return named_customer(w.shop, first, last);
+    };
+    it::Db db;
+    const std::string shop = std::to_string(w.shop.id);
+    const auto add_customers = [&](int n) {
+        ASSERT_EQ(db.execute("INSERT INTO customers (shop_id, created_at) SELECT ?, "
+                             "UTC_TIMESTAMP(3) FROM seq_1_to_" +
+                                 std::to_string(n),
+                             {shop}),
+                  0);
+    };
+    const std::string old = make(a + "s", b);
+    add_customers(15000);
+    const std::string mid = make(b, a);
+    add_customers(1100);
+    for (const std::string& word : {a, b}) {
+        plant_common_word(db, "customer_words", "customer_id", word, shop);
+    }
+    EXPECT_EQ(customers_q(w.shop, a + " " + b), (List{mid, old}));
+    EXPECT_EQ(customers_q(w.shop, b + " " + a + " " + b), (List{mid, old}));
+    EXPECT_EQ(customers_q(w.shop, a), (List{mid, old}));
+    const std::string path = "/api/v1/customers?limit=1&q=" + encode(a + " " + b);
+    const HttpResponse first = it::get(path, w.shop);
+    ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
+    ASSERT_EQ(first.json()["customers"].size(), 1u);
+    EXPECT_EQ(std::to_string(first.json()["customers"][0]["id"].asInt64()), mid);
+    const HttpResponse second =
+        it::get(path + "&cursor=" + first.json()["nextCursor"].asString(), w.shop);
+    ASSERT_TRUE(it::is_success(second, 200)) << second.describe();
+    ASSERT_EQ(second.json()["customers"].size(), 1u);
+    EXPECT_EQ(std::to_string(second.json()["customers"][0]["id"].asInt64()), old);
+    EXPECT_TRUE(second.json()["nextCursor"].isNull());
+    remove_planted_words(db, "customer_words", "customer_id", shop);
 }
 
 // The same for customers: two common words (3,000 planted rows each, for customers that do not
@@ -362,21 +420,14 @@ TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
     const World w = it::tickets::make_world();
     const std::string a = unique_word("ca"), b = unique_word("cb");
     const auto make = [&](const std::string& first, const std::string& last) {
-        return std::to_string(
-            it::create_customer(w.shop, it::object({{"email", it::unique_email("c")},
-                                                    {"first_name", first},
-                                                    {"last_name", last}}))["id"]
-                .asInt64());
+        return named_customer(w.shop, first, last);
     };
     const std::string old = make(a, b);
     const std::string only_a = make(a, "x");
     it::Db db;
     const std::string shop = std::to_string(w.shop.id);
     for (const std::string& word : {a, b}) {
-        ASSERT_EQ(db.execute("INSERT INTO customer_words (customer_id, word, shop_id) "
-                             "SELECT 18000000000000000000 + seq, ?, ? FROM seq_1_to_3000",
-                             {word, shop}),
-                  0);
+        plant_common_word(db, "customer_words", "customer_id", word, shop);
     }
     ASSERT_EQ(db.execute("INSERT INTO customers (shop_id, created_at) SELECT ?, UTC_TIMESTAMP(3) "
                          "FROM seq_1_to_1100",
@@ -395,10 +446,7 @@ TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
     ASSERT_EQ(second.json()["customers"].size(), 1u);
     EXPECT_EQ(std::to_string(second.json()["customers"][0]["id"].asInt64()), old);
     EXPECT_TRUE(second.json()["nextCursor"].isNull());
-    db.execute(
-        "DELETE FROM customer_words WHERE shop_id = ? AND customer_id > "
-        "18000000000000000000",
-        {shop});
+    remove_planted_words(db, "customer_words", "customer_id", shop);
 }
 
 TEST(Search, ChannelIsExact) {
