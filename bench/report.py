@@ -105,6 +105,7 @@ DESCRIPTIONS = {
     "S11-tag": "GET tickets?tag=",
     "S11-Channel": "GET tickets?Channel=",
     "S11-filters-q": "GET tickets, filters and q",
+    "S11-filters-q-past": "GET tickets, filters and q past the newest 1,000",
     "S7": "GET openapi.json (52 KB, nginx cache)",
     "S8": "GET customers?email= (lookup)",
     "S9": "GET tickets, 20-row page",
@@ -143,6 +144,7 @@ UNTARGETED_ROWS = {"S1-rated", "S10-day", "S10-day-all", "S10-agent", "S10-agent
 PROBE_TARGETS_MS = {
     "S11-q-rare": 50, "S11-q-medium": 50, "S11-q-common2": 100, "S11-status": 20,
     "S11-assignedTo": 20, "S11-tag": 20, "S11-Channel": 20, "S11-filters-q": 50,
+    "S11-filters-q-past": 50,
 }
 # Every scenario: p99 at most this many times p50 (tails, not only medians).
 P99_FACTOR = 3
