@@ -331,7 +331,8 @@ void walk_id_windows(
             return;
         }
         high = low;
-        width = std::min(width * 4, std::uint64_t{1} << 62);
+        constexpr std::uint64_t kWidest = std::uint64_t{1} << 62;
+        width = width >= kWidest / 4 ? kWidest : width * 4;  // never wraps to 0
     }
 }
 
