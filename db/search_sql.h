@@ -139,6 +139,17 @@ namespace sql_text {
       SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                             \
     S(tickets_in_window_by_three_words,                                                            \
       SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                           \
+    /* Whether any ticket of a window of ids has the columns customerId, Channel, assignedTo */  \
+    /* and updatedSince ask for (each a pair, NULL when not given, as in */                        \
+    /* SUPPORTCRM_TICKET_FILTERS): a window without one is skipped before its words' rows are */  \
+    /* read. No ORDER BY, so the server reads the cheapest of their indexes (or intersects */    \
+    /* them) within the window. Binds shop, low, high, the four pairs. */                          \
+    S(ticket_columns_in_window,                                                                    \
+      "SELECT 1 FROM conversations t WHERE t.shop_id = ? AND t.id >= ? AND t.id < ?"              \
+      " AND (? IS NULL OR t.customer_id = ?)"                                                      \
+      " AND (? IS NULL OR t.last_message_time >= ?)"                                               \
+      " AND (? IS NULL OR t.channel = ?)"                                                          \
+      " AND (? IS NULL OR t.assigned_to <=> NULLIF(?, 0)) LIMIT 1")                                \
     /* The first word of the shop from a given word on (>=) below a prefix's end: one seek of */  \
     /* ix_ticket_words_shop_word, which lists a prefix's words (`forms`) one by one (binds */      \
     /* shop, the word to start at, the prefix). MariaDB has no loose index scan for this */       \

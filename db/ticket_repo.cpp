@@ -196,7 +196,8 @@ std::optional<std::string> tags_json(const std::vector<std::string>& tags) {
     return out;
 }
 
-void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFilter& f) {
+// The filters on the ticket's own columns: customerId, updatedSince, Channel, assignedTo.
+void bind_ticket_columns(sql::PreparedStatement& st, unsigned& i, const TicketFilter& f) {
     const auto str = [&](unsigned at, const std::string& v) { st.setString(at, v); };
     const auto u64 = [&](unsigned at, std::uint64_t v) { st.setUInt64(at, v); };
     bind_pair(st, i, f.customer_id, u64);
@@ -206,6 +207,11 @@ void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFi
         str);
     bind_pair(st, i, f.channel, str);
     bind_pair(st, i, f.assigned_to, u64);
+}
+
+void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFilter& f) {
+    const auto str = [&](unsigned at, const std::string& v) { st.setString(at, v); };
+    bind_ticket_columns(st, i, f);
     bind_pair(st, i, f.status, str);
     bind_pair(st, i, tags_json(f.tags), str);
     bind_pair(
@@ -368,13 +374,33 @@ void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
     });
 }
 
-// Past the scan window, by q's words (walk_id_windows, db/search_repo.h).
+// Whether a ticket of the window has the columns f asks for (ticket_columns_in_window).
+bool window_has_columns(Db& db, std::uint64_t shop_id, const TicketFilter& f, std::uint64_t low,
+                        std::uint64_t high) {
+    return db.run(Stmt::ticket_columns_in_window, [&](sql::PreparedStatement& st) {
+        unsigned i = 1;
+        st.setUInt64(i++, shop_id);
+        st.setUInt64(i++, low);
+        st.setUInt64(i++, high);
+        bind_ticket_columns(st, i, f);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next();
+    });
+}
+
+// Past the scan window, by q's words (walk_id_windows, db/search_repo.h). With filters on the
+// ticket's own columns, a window none of whose tickets has them is skipped first: a few of
+// their index rows instead of its words' rows, which an empty combination of common values
+// (an agent who has no Chat tickets, and q=order) read in every window of the shop.
 void read_words_in_windows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                            std::uint64_t floor, std::uint64_t rows, std::vector<TicketRow>& out) {
     const std::vector<WindowedWord> words =
         windowed_words(db, Stmt::ticket_word_next_form, shop_id, f.words);
+    const bool columns = f.customer_id || f.updated_since || f.channel || f.assigned_to;
     walk_id_windows(floor, [&](std::uint64_t low, std::uint64_t high) {
-        read_word_window(db, shop_id, f, words, low, high, rows - out.size(), out);
+        if (!columns || window_has_columns(db, shop_id, f, low, high)) {
+            read_word_window(db, shop_id, f, words, low, high, rows - out.size(), out);
+        }
         return out.size() < rows;
     });
 }

@@ -352,7 +352,10 @@ TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
     // a's forms are a and as: old is found by the second, two windows down.
     const std::string q = "/api/v1/tickets?q=" + a + "+" + b;
     EXPECT_EQ(ids(w.shop, q), (List{mid, old}));
+    // With the ticket's own columns, each window is first checked for a ticket having them.
     EXPECT_EQ(ids(w.shop, q + "&Channel=Mail"), (List{mid, old}));
+    EXPECT_EQ(ids(w.shop, q + "&Channel=Mail&assignedTo=none"), (List{mid, old}));
+    EXPECT_EQ(ids(w.shop, q + "&customerId=" + std::to_string(w.customer_id)), (List{mid, old}));
     EXPECT_EQ(ids(w.shop, q + "&Channel=Chat"), List{});
     const HttpResponse first = it::get(q + "&limit=1", w.shop);
     ASSERT_TRUE(it::is_success(first, 200)) << first.describe();
