@@ -74,6 +74,7 @@ FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSo
 // (ticket_repo.cpp): fewest_rows from ten times kRareRows, growing.
 FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
                                    const std::vector<SearchSource>& sources);
+
 // --- Past the scan window: q's words a window of ids at a time -----------------------------
 
 // Past the scan window of a search, q's words (up to kIntersectedWords) are read one window of

@@ -35,11 +35,15 @@ namespace supportcrm {
 // `none` for a ticket without HumanTicket. tag binds a JSON array of the tags, all of which the
 // ticket's tags must hold; q a JSON array of its words, each of which must start a word of the
 // ticket (ticket_words, by its primary key: this ticket's words from w on).
-#define SUPPORTCRM_TICKET_FILTERS                                                                  \
+// SUPPORTCRM_TICKET_COLUMN_FILTERS are those on the ticket's own columns (ticket_repo.cpp's
+// bind_ticket_columns), the first four.
+#define SUPPORTCRM_TICKET_COLUMN_FILTERS                                                           \
     " AND (? IS NULL OR t.customer_id = ?)"                                                        \
     " AND (? IS NULL OR t.last_message_time >= ?)"                                                 \
     " AND (? IS NULL OR t.channel = ?)"                                                            \
-    " AND (? IS NULL OR t.assigned_to <=> NULLIF(?, 0))"                                           \
+    " AND (? IS NULL OR t.assigned_to <=> NULLIF(?, 0))"
+#define SUPPORTCRM_TICKET_FILTERS                                                                  \
+    SUPPORTCRM_TICKET_COLUMN_FILTERS                                                               \
     " AND (? IS NULL OR FIND_IN_SET(IFNULL((SELECT h.status FROM human_tickets h "                 \
     "WHERE h.conversation_id = t.id), 'none'), ?) > 0)"                                            \
     " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_TAGS("?") " want "             \
@@ -82,6 +86,11 @@ namespace supportcrm {
     "(SELECT DISTINCT " w "." id " FROM " table " " w " WHERE " w ".shop_id = ? "               \
     "AND (" w ".word IN " SUPPORTCRM_WORD_FORMS " OR " w ".word LIKE ?) "                          \
     "AND " w "." id " >= ? AND " w "." id " < ?)"
+// The first of the shop's words in `table` from a given word on (>=) that a word starts (binds
+// shop, the word to start at, the word): search_repo.cpp's word_forms, one seek each.
+#define SUPPORTCRM_NEXT_WORD_FORM(table)                                                           \
+    "SELECT w.word FROM " table " w WHERE w.shop_id = ? AND w.word >= ? "                        \
+    "AND w.word < CONCAT(?, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin) ORDER BY w.word LIMIT 1"
 // The ids having one, two or three words within the window, as a derived table's rows.
 #define SUPPORTCRM_ONE_WORD_IN_WINDOW(table, id) SUPPORTCRM_ROWS_IN_WINDOW(table, id, "w")
 #define SUPPORTCRM_TWO_WORDS_IN_WINDOW(table, id)                                                  \
@@ -110,7 +119,7 @@ namespace sql_text {
 // with the tickets of two more words of q before any ticket row is read (the server probes a
 // few rare candidates, or materializes the other word's range), then sorted;
 // `in_window_by_*` do the same when they are all common, past the scan window, one window of
-// ticket ids at a time (SUPPORTCRM_WORD_ROWS_IN_WINDOW: ticket_repo.cpp walks the windows down
+// ticket ids at a time (SUPPORTCRM_ROWS_IN_WINDOW: search_repo.h's walk_id_windows walks the windows down
 // until the page is full);
 // `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses
@@ -140,23 +149,17 @@ namespace sql_text {
     S(tickets_in_window_by_three_words,                                                            \
       SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                           \
     /* Whether any ticket of a window of ids has the columns customerId, Channel, assignedTo */  \
-    /* and updatedSince ask for (each a pair, NULL when not given, as in */                        \
-    /* SUPPORTCRM_TICKET_FILTERS): a window without one is skipped before its words' rows are */  \
+    /* and updatedSince ask for (SUPPORTCRM_TICKET_COLUMN_FILTERS): a window without one is skipped before its words' rows are */  \
     /* read. No ORDER BY, so the server reads the cheapest of their indexes (or intersects */    \
     /* them) within the window. Binds shop, low, high, the four pairs. */                          \
     S(ticket_columns_in_window,                                                                    \
       "SELECT 1 FROM conversations t WHERE t.shop_id = ? AND t.id >= ? AND t.id < ?"              \
-      " AND (? IS NULL OR t.customer_id = ?)"                                                      \
-      " AND (? IS NULL OR t.last_message_time >= ?)"                                               \
-      " AND (? IS NULL OR t.channel = ?)"                                                          \
-      " AND (? IS NULL OR t.assigned_to <=> NULLIF(?, 0)) LIMIT 1")                                \
+      SUPPORTCRM_TICKET_COLUMN_FILTERS " LIMIT 1")                                                 \
     /* The first word of the shop from a given word on (>=) below a prefix's end: one seek of */  \
     /* ix_ticket_words_shop_word, which lists a prefix's words (`forms`) one by one (binds */      \
     /* shop, the word to start at, the prefix). MariaDB has no loose index scan for this */       \
     /* (DISTINCT or GROUP BY reads the whole range: 99,602 rows for `order%`). */                  \
-    S(ticket_word_next_form,                                                                       \
-      "SELECT w.word FROM ticket_words w WHERE w.shop_id = ? AND w.word >= ? "                     \
-      "AND w.word < CONCAT(?, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin) ORDER BY w.word LIMIT 1")  \
+    S(ticket_word_next_form, SUPPORTCRM_NEXT_WORD_FORM("ticket_words"))                           \
     S(tickets_filtered_by_tag,                                                                     \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM ticket_tags g STRAIGHT_JOIN conversations t "     \
       "ON t.id = g.conversation_id WHERE g.shop_id = ? AND g.tag = ? AND t.shop_id = ?"            \
@@ -256,9 +259,7 @@ namespace sql_text {
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                           \
     S(customers_in_window_by_three_words,                                                          \
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                         \
-    S(customer_word_next_form,                                                                     \
-      "SELECT w.word FROM customer_words w WHERE w.shop_id = ? AND w.word >= ? "                   \
-      "AND w.word < CONCAT(?, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin) ORDER BY w.word LIMIT 1")  \
+    S(customer_word_next_form, SUPPORTCRM_NEXT_WORD_FORM("customer_words"))                       \
     /* The same for customers (binds ids, words, the number of words). */                        \
     S(customer_words_check,                                                                        \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \

@@ -381,9 +381,6 @@ TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
 TEST(Search, PastTheScanWindowCustomersAreReadWindowByWindowInEveryForm) {
     const World w = it::tickets::make_world();
     const std::string a = unique_word("xa"), b = unique_word("xb");
-    const auto make = [&](const std::string& first, const std::string& last) {
-        return named_customer(w.shop, first, last);
-    };
     it::Db db;
     const std::string shop = std::to_string(w.shop.id);
     const auto add_customers = [&](int n) {
@@ -393,9 +390,9 @@ TEST(Search, PastTheScanWindowCustomersAreReadWindowByWindowInEveryForm) {
                              {shop}),
                   0);
     };
-    const std::string old = make(a + "s", b);
+    const std::string old = named_customer(w.shop, a + "s", b);
     add_customers(15000);
-    const std::string mid = make(b, a);
+    const std::string mid = named_customer(w.shop, b, a);
     add_customers(1100);
     for (const std::string& word : {a, b}) {
         plant_common_word(db, "customer_words", "customer_id", word, shop);
@@ -422,11 +419,8 @@ TEST(Search, PastTheScanWindowCustomersAreReadWindowByWindowInEveryForm) {
 TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
     const World w = it::tickets::make_world();
     const std::string a = unique_word("ca"), b = unique_word("cb");
-    const auto make = [&](const std::string& first, const std::string& last) {
-        return named_customer(w.shop, first, last);
-    };
-    const std::string old = make(a, b);
-    const std::string only_a = make(a, "x");
+    const std::string old = named_customer(w.shop, a, b);
+    const std::string only_a = named_customer(w.shop, a, "x");
     it::Db db;
     const std::string shop = std::to_string(w.shop.id);
     for (const std::string& word : {a, b}) {
@@ -436,7 +430,7 @@ TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
                          "FROM seq_1_to_1100",
                          {shop}),
               0);
-    const std::string recent = make(b, a);
+    const std::string recent = named_customer(w.shop, b, a);
     EXPECT_EQ(customers_q(w.shop, a + " " + b), (List{recent, old}));
     EXPECT_EQ(customers_q(w.shop, a), (List{recent, only_a, old}));
     const HttpResponse first =
