@@ -127,9 +127,9 @@ void log_failure(const std::string& what, rerun::Failure failure, rerun::Step st
                          "running it again");
             return;
         case Step::rerun_after_jitter:
-            log::warning(what + "; the server rolled the transaction back: running the request " +
-                         "again (re-run " + std::to_string(budget.rollback_reruns) + " of " +
-                         std::to_string(rerun::kMaxRollbackReruns) + ")");
+            log::warning(what + "; the transaction met another and was rolled back: running the " +
+                         "request again (re-run " + std::to_string(budget.conflict_reruns) +
+                         " of " + std::to_string(rerun::kMaxConflictReruns) + ")");
             return;
         case Step::unavailable:
             if (durable != nullptr && failure != Failure::commit_refused) {
@@ -174,13 +174,12 @@ Outcome respond(Request& request, Db& db, const RouteMatch& match, std::size_t m
             failure = rerun::Failure::connection_lost;
             what = e.what();
         } catch (const CommitFailed& e) {
-            failure = Db::rolls_back_transaction(e.error_code)
-                          ? rerun::Failure::transaction_rolled_back
-                          : rerun::Failure::commit_refused;
+            failure = Db::rolls_back_transaction(e.error_code) ? rerun::Failure::conflict
+                                                               : rerun::Failure::commit_refused;
             what = e.what();
         } catch (const DbError& e) {
-            if (Db::rolls_back_transaction(e.error_code)) {
-                failure = rerun::Failure::transaction_rolled_back;
+            if (Db::is_rerunnable_conflict(e.error_code)) {
+                failure = rerun::Failure::conflict;
             }
             what = e.what();
         } catch (const std::exception& e) {
@@ -195,7 +194,7 @@ Outcome respond(Request& request, Db& db, const RouteMatch& match, std::size_t m
             case rerun::Step::rerun:
                 continue;
             case rerun::Step::rerun_after_jitter:
-                std::this_thread::sleep_for(rollback_jitter(budget.rollback_reruns));
+                std::this_thread::sleep_for(rollback_jitter(budget.conflict_reruns));
                 continue;
             case rerun::Step::unavailable:
                 return {errors::unavailable(), std::nullopt};

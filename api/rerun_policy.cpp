@@ -12,11 +12,11 @@ Step next(Failure failure, bool may_have_committed, Budget& budget) {
             }
             ++budget.reconnect_reruns;
             return Step::rerun;
-        case Failure::transaction_rolled_back:
-            if (may_have_committed || budget.rollback_reruns >= kMaxRollbackReruns) {
+        case Failure::conflict:
+            if (may_have_committed || budget.conflict_reruns >= kMaxConflictReruns) {
                 return Step::unavailable;
             }
-            ++budget.rollback_reruns;
+            ++budget.conflict_reruns;
             return Step::rerun_after_jitter;
         case Failure::commit_refused:
             return Step::unavailable;

@@ -141,6 +141,16 @@ class Db {
     // statement: the statement), so nothing of it was written: ER_LOCK_DEADLOCK, which is also
     // how Galera reports a certification failure at COMMIT.
     static bool rolls_back_transaction(int code);
+    // Server errors of a transaction that met another one, after which the request's work,
+    // rolled back whole, may simply run again: a deadlock (above), ER_LOCK_WAIT_TIMEOUT (1205:
+    // the statement is undone, the caller's Transaction rolls back the rest) and
+    // ER_AUTOINC_READ_FAILED (1467). InnoDB reports 1467 when the table-level AUTO-INC lock that
+    // an INSERT ... SELECT takes under innodb_autoinc_lock_mode 1 (MariaDB's default) could not
+    // be had: ha_innobase::get_auto_increment() turns the lock's DB_DEADLOCK or
+    // DB_LOCK_WAIT_TIMEOUT into "no value", which handler::update_auto_increment() answers with
+    // HA_ERR_AUTOINC_READ_FAILED, the deadlock's own code lost on the way. Its only other cause,
+    // a counter past the column's maximum, is permanent: the bounded re-runs then end in 503.
+    static bool is_rerunnable_conflict(int code);
     // ER_DUP_ENTRY: the error Db turns into UniqueViolation.
     static bool is_unique_violation(int code);
 
@@ -217,18 +227,19 @@ class Transaction {
     bool done_ = false;
 };
 
-// Runs `work` (whole transactions, opened and committed inside it) again when the server rolled
-// one back (Db::rolls_back_transaction: a deadlock; on Galera a certification failure or an
-// abort by another node's write set), at most `attempts` times in all. For work that is safe to
-// repeat and runs after other transactions of the same request committed: the request boundary
-// runs a request again only while nothing of it committed, so such a roll-back would answer 503.
+// Runs `work` (whole transactions, opened and committed inside it) again when one met another
+// (Db::is_rerunnable_conflict: a deadlock; on Galera a certification failure or an abort by
+// another node's write set; a lock wait timeout), at most `attempts` times in all. For work that is
+// safe to repeat and runs after other transactions of the same request committed: the request
+// boundary runs a request again only while nothing of it committed, so such a roll-back would
+// answer 503.
 template <typename Work>
 auto repeat_if_rolled_back(int attempts, Work&& work) -> decltype(work()) {
     for (int attempt = 1;; ++attempt) {
         try {
             return work();
         } catch (const DbError& e) {
-            if (attempt >= attempts || !Db::rolls_back_transaction(e.error_code)) {
+            if (attempt >= attempts || !Db::is_rerunnable_conflict(e.error_code)) {
                 throw;
             }
         }

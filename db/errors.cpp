@@ -40,7 +40,18 @@ bool Db::is_server_error(int code) {
 }
 
 bool Db::rolls_back_transaction(int code) {
-    return code == 1213;  // ER_LOCK_DEADLOCK (Galera: certification failure)
+    return code == kErLockDeadlock;  // ER_LOCK_DEADLOCK (Galera: certification failure)
+}
+
+bool Db::is_rerunnable_conflict(int code) {
+    switch (code) {
+        case kErLockDeadlock:
+        case kErLockWaitTimeout:
+        case kErAutoincReadFailed:
+            return true;
+        default:
+            return false;
+    }
 }
 
 bool Db::is_unique_violation(int code) {

@@ -38,6 +38,8 @@ struct UniqueViolation : DbError {
 
 constexpr int kErDupEntry = 1062;
 constexpr int kErLockDeadlock = 1213;
+constexpr int kErLockWaitTimeout = 1205;
+constexpr int kErAutoincReadFailed = 1467;
 
 // For the log: the statement's name, the MySQL error code and SQLSTATE, never bound values.
 std::string describe(const sql::SQLException& e, const char* what);

@@ -5,12 +5,6 @@
 #include "db/idempotency_sql.h"
 
 namespace supportcrm {
-namespace {
-
-constexpr int kErLockWaitTimeout = 1205;
-
-}  // namespace
-
 IdempotencyClaim claim_idempotency_key(Db& db, const std::string& key_digest,
                                        const std::string& idem_key,
                                        const std::string& request_hash) {

@@ -52,6 +52,17 @@ TEST(DbErrors, ADeadlockRollsTheTransactionBackAndNothingElseIsAssumedTo) {
     }
 }
 
+TEST(DbErrors, ADeadlockALockWaitTimeoutAndAFailedAutoIncLockAreConflictsToRunAgain) {
+    // 1467: ER_AUTOINC_READ_FAILED, an INSERT ... SELECT's table-level AUTO-INC lock that
+    // deadlocked or timed out (innodb_autoinc_lock_mode 1; issue 42).
+    for (int code : {1213, 1205, 1467}) {
+        EXPECT_TRUE(Db::is_rerunnable_conflict(code)) << code;
+    }
+    for (int code : {1180, 1047, 1062, 1644, 1264, 2013}) {
+        EXPECT_FALSE(Db::is_rerunnable_conflict(code)) << code;
+    }
+}
+
 TEST(DbErrors, OnlyADuplicateKeyIsAUniqueViolation) {
     EXPECT_TRUE(Db::is_unique_violation(1062));
     for (int code : {0, 1048, 1213, 1452, 2013}) {

@@ -1,8 +1,11 @@
 // rerun::next(): which failed requests run again. A request that may have committed a write is
-// never run again, whatever failed; a lost connection is re-run once, a deadlock six times.
+// never run again, whatever failed; a lost connection is re-run once, a conflict (deadlock, lock
+// wait, AUTO-INC lock) 16 times.
 #include "api/rerun_policy.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using supportcrm::rerun::Budget;
 using supportcrm::rerun::Failure;
@@ -22,30 +25,44 @@ TEST(RerunPolicy, ALostConnectionAfterAWriteWasSentIsNeverReRun) {
     EXPECT_EQ(b.reconnect_reruns, 0);
 }
 
-TEST(RerunPolicy, ARolledBackTransactionIsReRunSixTimesWithJitter) {
-    static_assert(supportcrm::rerun::kMaxRollbackReruns == 6);
+TEST(RerunPolicy, AConflictIsReRunSixteenTimesWithJitter) {
+    static_assert(supportcrm::rerun::kMaxConflictReruns == 16);
     Budget b;
-    for (int i = 1; i <= 6; ++i) {
-        EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
-        EXPECT_EQ(b.rollback_reruns, i);
+    for (int i = 1; i <= 16; ++i) {
+        EXPECT_EQ(next(Failure::conflict, false, b), Step::rerun_after_jitter);
+        EXPECT_EQ(b.conflict_reruns, i);
     }
-    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::unavailable);
+    EXPECT_EQ(next(Failure::conflict, false, b), Step::unavailable);
+}
+
+TEST(RerunPolicy, AllTheConflictPausesTogetherStayWithinAFewSeconds) {
+    using std::chrono::microseconds;
+    microseconds longest{0};
+    for (int rerun = 1; rerun <= supportcrm::rerun::kMaxConflictReruns; ++rerun) {
+        microseconds pause{0};
+        for (unsigned random = 0; random <= 3000u * 64; ++random) {
+            pause = std::max(pause, jitter(rerun, random));
+        }
+        longest += pause;
+    }
+    EXPECT_LE(longest, supportcrm::rerun::kMaxConflictWait);
+    EXPECT_LE(supportcrm::rerun::kMaxConflictWait, std::chrono::seconds(4));
 }
 
 TEST(RerunPolicy, ARollbackAfterAnEarlierCommittedWriteIsNotReRun) {
     Budget b;
-    EXPECT_EQ(next(Failure::transaction_rolled_back, true, b), Step::unavailable);
+    EXPECT_EQ(next(Failure::conflict, true, b), Step::unavailable);
 }
 
 TEST(RerunPolicy, TheTwoBudgetsAreSeparateAndBounded) {
     Budget b;
-    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    EXPECT_EQ(next(Failure::conflict, false, b), Step::rerun_after_jitter);
     EXPECT_EQ(next(Failure::connection_lost, false, b), Step::rerun);
-    for (int i = 2; i <= 6; ++i) {
-        EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::rerun_after_jitter);
+    for (int i = 2; i <= 16; ++i) {
+        EXPECT_EQ(next(Failure::conflict, false, b), Step::rerun_after_jitter);
     }
     EXPECT_EQ(next(Failure::connection_lost, false, b), Step::unavailable);
-    EXPECT_EQ(next(Failure::transaction_rolled_back, false, b), Step::unavailable);
+    EXPECT_EQ(next(Failure::conflict, false, b), Step::unavailable);
 }
 
 TEST(RerunPolicy, ARefusedCommitIs503AndOtherErrors500) {
@@ -63,9 +80,11 @@ TEST(RerunPolicy, JitterIsAFewMillisecondsGrowingWithEachReRun) {
         EXPECT_LE(jitter(1, r), microseconds(4000));
         EXPECT_GE(jitter(2, r), microseconds(2000));
         EXPECT_LE(jitter(2, r), microseconds(8000));
-        // Doubling: the sixth (last) re-run waits 32-128 ms.
+        // Doubling: the sixth re-run waits 32-128 ms, the seventh and every later one 64-256.
         EXPECT_GE(jitter(6, r), microseconds(32000));
         EXPECT_LE(jitter(6, r), microseconds(128000));
+        EXPECT_GE(jitter(16, r), microseconds(64000));
+        EXPECT_LE(jitter(16, r), microseconds(256000));
     }
     EXPECT_NE(jitter(1, 0), jitter(1, 1500));
 }
