@@ -119,6 +119,10 @@ Response precondition_failed(std::string_view message, std::string_view member,
     r.headers.emplace_back("ETag", std::string(etag));
     return r;
 }
+Response too_many_tags(std::size_t max_tags) {
+    return make(422, "too_many_tags", "tags: at most " + std::to_string(max_tags));
+}
+
 Response invalid_transition(std::string_view from, std::string_view to,
                             const std::vector<std::string_view>& allowed) {
     const std::string message =

@@ -47,6 +47,9 @@ Response invalid_if_match();  // 400: If-Match is not `*` or a list of entity ta
 // 412 precondition_failed: `message`, the current state under `member` (JSON text) and its ETag.
 Response precondition_failed(std::string_view message, std::string_view member,
                              std::string_view current_json, std::string_view etag);
+// 422 too_many_tags "tags: at most <max_tags>": the ticket's list would grow past the limit
+// (a PATCH's addTags; E16's merge).
+Response too_many_tags(std::size_t max_tags);
 // 422 invalid_transition "Cannot change HumanTicketStatus from <from> to <to>", with "allowed".
 Response invalid_transition(std::string_view from, std::string_view to,
                             const std::vector<std::string_view>& allowed);

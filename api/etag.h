@@ -15,8 +15,14 @@ namespace supportcrm::etag {
 // Which resource a tag names: the same id and version of a ticket and a customer never share one.
 enum class Kind : char { ticket = 't', customer = 'c' };
 
-// "\"t12.3\"": strong, quoted, opaque to clients.
+// "\"c12.3\"": strong, quoted, opaque to clients. For a customer.
 std::string of(Kind kind, std::uint64_t id, std::uint64_t version);
+
+// A ticket's tag names its own version and its customer's (the fetch shape's `Customer`: a
+// change of the customer's name, a merge or an erasure changes the ticket's tag too, so a
+// revalidated cache never keeps old or erased personal data; E8, v1.3). Its `User` changes
+// only with assigned_to, which is the ticket's own version. "\"t12.3.7\"".
+std::string of_ticket(std::uint64_t id, std::uint64_t version, std::uint64_t customer_version);
 
 // An If-Match or If-None-Match value (RFC 9110 §13.1.1/§13.1.2): `*`, or a comma-separated
 // list of entity tags, each strong ("x") or weak (W/"x"); empty list elements are allowed.

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "common/json_writer.h"
 #include "common/text.h"
@@ -121,6 +122,17 @@ std::optional<std::int64_t> FieldReader::integer(const char* name, std::int64_t 
     return std::nullopt;
 }
 
+std::optional<std::int64_t> FieldReader::count32(const char* name) {
+    const Json::Value* v = get(name);
+    const bool literal =
+        v != nullptr && (v->type() == Json::intValue || v->type() == Json::uintValue);
+    if (literal && v->isUInt64() && v->asUInt64() > INT32_MAX) {
+        fail(std::string(name) + " must be at most " + std::to_string(INT32_MAX));
+        return std::nullopt;
+    }
+    return integer(name, 0, INT32_MAX, "a non-negative integer");
+}
+
 std::optional<std::vector<std::string>> FieldReader::string_array(const char* name,
                                                                   std::size_t max_chars) {
     const Json::Value* v = get(name);
@@ -170,6 +182,24 @@ std::string raw_json(const Json::Value& v, std::string_view body) {
     auto start = static_cast<std::size_t>(v.getOffsetStart());
     auto limit = static_cast<std::size_t>(v.getOffsetLimit());
     return std::string(body.substr(start, limit - start));
+}
+
+std::optional<std::vector<std::string>> FieldReader::tag_array(const char* name, bool no_blank) {
+    const Json::Value* v = get(name);
+    if (v != nullptr && v->isArray() && v->size() > kMaxTags) {
+        fail(std::string(name) + ": at most " + std::to_string(kMaxTags));
+        return std::nullopt;
+    }
+    std::optional<std::vector<std::string>> tags = string_array(name, kShortText);
+    if (tags && no_blank) {
+        for (const std::string& tag : *tags) {
+            if (text::trim(tag).empty()) {
+                fail(std::string(name) + " must not contain a blank tag");
+                return std::nullopt;
+            }
+        }
+    }
+    return tags;
 }
 
 std::string json_string_array(const std::vector<std::string>& items) {

@@ -18,6 +18,10 @@ namespace supportcrm {
 constexpr std::size_t kShortText = 255;  // VARCHAR(255): emails, names, ids, channel, tags...
 constexpr std::size_t kFullName = 511;
 constexpr std::size_t kSubject = 1000;
+// Tags a ticket or a comment carries at most, and items a tags member of a body may hold: the
+// list is read, deduplicated and compared in linear time, but a client must not make a
+// worker hold or write an unbounded list (issue 42: 90,000 tags took a worker 6 s).
+constexpr std::size_t kMaxTags = 100;
 
 class FieldReader {
   public:
@@ -41,8 +45,15 @@ class FieldReader {
     // A JSON integer literal (not 4.0) in [min, max]; message "<name> must be <what>".
     std::optional<std::int64_t> integer(const char* name, std::int64_t min, std::int64_t max,
                                         std::string_view what = "an integer");
+    // A count in an INT column: "<name> must be a non-negative integer", and for an integer
+    // past the column "<name> must be at most 2147483647".
+    std::optional<std::int64_t> count32(const char* name);
     // An array of strings, each at most max_chars characters.
     std::optional<std::vector<std::string>> string_array(const char* name, std::size_t max_chars);
+    // The same for tags: at most kMaxTags items ("<name>: at most 100"); with no_blank, an item
+    // that is empty or only white space is refused ("<name> must not contain a blank tag": no
+    // `tag=` filter could ever find it).
+    std::optional<std::vector<std::string>> tag_array(const char* name, bool no_blank);
     // An ISO 8601 datetime with Z or an offset, or a bare date.
     std::optional<timeutil::Millis> datetime(const char* name);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
+#include <unordered_set>
 
 #include "api/fields.h"
 #include "common/json_writer.h"
@@ -86,15 +88,15 @@ ReadPatch<TicketPatch> read_ticket_patch(const Json::Value& body) {
     for (const char* name : {"tags", "addTags", "removeTags"}) {
         refuse_null(f, body, name, std::string(name) + " must be an array of strings");
     }
-    p.tags = f.string_array("tags", kShortText);
-    p.add_tags = f.string_array("addTags", kShortText);
-    p.remove_tags = f.string_array("removeTags", kShortText);
+    // Removing a blank tag is allowed: it cleans a list stored before blank ones were refused.
+    p.tags = f.tag_array("tags", /*no_blank=*/true);
+    p.add_tags = f.tag_array("addTags", /*no_blank=*/true);
+    p.remove_tags = f.tag_array("removeTags", /*no_blank=*/false);
     if (f.ok() && p.tags && (p.add_tags || p.remove_tags)) {
         f.fail("Use either tags or addTags/removeTags");
     }
-    const char* kUnread = "unReadChatCount must be a non-negative integer";
-    refuse_null(f, body, "unReadChatCount", kUnread);
-    p.unread_chat_count = f.integer("unReadChatCount", 0, INT32_MAX, "a non-negative integer");
+    refuse_null(f, body, "unReadChatCount", "unReadChatCount must be a non-negative integer");
+    p.unread_chat_count = f.count32("unReadChatCount");
     if (f.ok() && member(body, "HumanTicketStatus") != nullptr) {
         const Json::Value& status = body["HumanTicketStatus"];
         if (status.isString() && is_ticket_status(status.asString())) {
@@ -238,6 +240,20 @@ class Changes {
     bool any_ = false;
 };
 
+// The items in order of first appearance, each once.
+std::vector<std::string> distinct_in_order(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    out.reserve(items.size());
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(items.size());
+    for (const std::string& item : items) {
+        if (seen.insert(item).second) {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
 template <typename T>
 void set(T& field, const std::optional<T>& value) {
     if (value) {
@@ -245,18 +261,23 @@ void set(T& field, const std::optional<T>& value) {
     }
 }
 
+// `tags` replaces the list, deduplicated like addTags (order of first appearance); removeTags
+// then addTags change it. Linear in the lists' lengths: each membership test is a hash lookup.
 std::vector<std::string> patched_tags(std::vector<std::string> tags, const TicketPatch& p) {
     if (p.tags) {
-        return *p.tags;
+        return distinct_in_order(*p.tags);
     }
     if (p.remove_tags) {
-        for (const std::string& tag : *p.remove_tags) {
-            tags.erase(std::remove(tags.begin(), tags.end(), tag), tags.end());
-        }
+        const std::unordered_set<std::string_view> removed(p.remove_tags->begin(),
+                                                           p.remove_tags->end());
+        tags.erase(std::remove_if(tags.begin(), tags.end(),
+                                  [&](const std::string& tag) { return removed.count(tag) > 0; }),
+                   tags.end());
     }
     if (p.add_tags) {
+        std::unordered_set<std::string> present(tags.begin(), tags.end());
         for (const std::string& tag : *p.add_tags) {
-            if (std::find(tags.begin(), tags.end(), tag) == tags.end()) {
+            if (present.insert(tag).second) {
                 tags.push_back(tag);
             }
         }
@@ -268,6 +289,30 @@ std::optional<std::string> status_of(const std::optional<HumanTicketState>& h) {
     return h ? std::optional<std::string>(h->status) : std::nullopt;
 }
 
+// The status machine (E8): out.refused when the move is not allowed.
+void apply_status(const std::optional<std::string>& from_status, const std::string& to,
+                  timeutil::Millis now, TicketChange& out) {
+    if (!from_status ? to != "OPEN" : !transition_allowed(*from_status, to)) {
+        out.refused =
+            TicketChange::Refused{from_status.value_or("none"), to, allowed_statuses(from_status)};
+        return;
+    }
+    if (!from_status) {
+        out.opens_human_ticket = true;
+        out.after.human_ticket = HumanTicketState{0, "OPEN", now, std::nullopt};
+        out.after.ticket.is_opened_ticket = true;
+        return;
+    }
+    HumanTicketState& h = *out.after.human_ticket;
+    const bool was_active = h.status == "OPEN" || h.status == "PENDING";
+    if (to == "OPEN") {
+        h.closed_at.reset();
+    } else if ((to == "SOLVED" || to == "CLOSED") && was_active) {
+        h.closed_at = now;
+    }
+    h.status = to;
+}
+
 }  // namespace
 
 TicketChange apply_ticket_patch(const FullTicket& before, const TicketPatch& p,
@@ -277,24 +322,9 @@ TicketChange apply_ticket_patch(const FullTicket& before, const TicketPatch& p,
     NewTicket& t = out.after.ticket;
     const std::optional<std::string> from_status = status_of(before.human_ticket);
     if (p.status && p.status != from_status) {
-        if (!from_status ? *p.status != "OPEN" : !transition_allowed(*from_status, *p.status)) {
-            out.refused = TicketChange::Refused{from_status.value_or("none"), *p.status,
-                                                allowed_statuses(from_status)};
+        apply_status(from_status, *p.status, now, out);
+        if (out.refused) {
             return out;
-        }
-        if (!from_status) {
-            out.opens_human_ticket = true;
-            out.after.human_ticket = HumanTicketState{0, "OPEN", now, std::nullopt};
-            t.is_opened_ticket = true;
-        } else {
-            HumanTicketState& h = *out.after.human_ticket;
-            const bool was_active = h.status == "OPEN" || h.status == "PENDING";
-            if (*p.status == "OPEN") {
-                h.closed_at.reset();
-            } else if ((*p.status == "SOLVED" || *p.status == "CLOSED") && was_active) {
-                h.closed_at = now;
-            }
-            h.status = *p.status;
         }
     }
     set(t.name, p.name);
@@ -304,6 +334,10 @@ TicketChange apply_ticket_patch(const FullTicket& before, const TicketPatch& p,
     set(t.unread_chat_count, p.unread_chat_count);
     const std::vector<std::string> tags_before = parse_tags(before.ticket.tags_json);
     const std::vector<std::string> tags_after = patched_tags(tags_before, p);
+    if (tags_after.size() > kMaxTags && tags_after.size() > tags_before.size()) {
+        out.too_many_tags = true;  // a list stored longer before the limit may still shrink
+        return out;
+    }
     if (tags_after != tags_before) {
         t.tags_json = json_string_array(tags_after);
     }

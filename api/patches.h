@@ -70,6 +70,8 @@ struct TicketChange {
         std::vector<std::string_view> allowed;
     };
     std::optional<Refused> refused;
+    // The tags would grow past kMaxTags: 422 too_many_tags (nothing else applies).
+    bool too_many_tags = false;
 };
 TicketChange apply_ticket_patch(const FullTicket& before, const TicketPatch& patch,
                                 timeutil::Millis now);

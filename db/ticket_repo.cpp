@@ -61,15 +61,15 @@ bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id) {
     return row_exists(db, Stmt::user_exists, user_id, shop_id);
 }
 
-std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
+InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
     const bool attached = db.run(Stmt::customer_attach, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, t.customer_id);
         return st.executeUpdate() > 0;
     });
     if (!attached) {
-        return 0;  // merged or erased since the check: nothing written
+        return {};  // merged or erased since the check: nothing written
     }
-    std::uint64_t id = db.run(Stmt::conversation_insert, [&](sql::PreparedStatement& st) {
+    InsertedTicket out = db.run(Stmt::conversation_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, t.customer_id);
         st.setString(3, t.channel);
@@ -91,19 +91,18 @@ std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
         st.setBoolean(19, t.is_opened_ticket);    // the HumanTicket below
         st.setUInt64(20, t.customer_id);
         ResultSetPtr rs(st.executeQuery());
-        return rs->next() ? rs->getUInt64(layout::returned_id::id) : 0;
+        namespace col = layout::conversation_insert;
+        return rs->next()
+                   ? InsertedTicket{rs->getUInt64(col::id), rs->getUInt64(col::customer_version)}
+                   : InsertedTicket{};
     });
-    if (id == 0) {
-        return 0;  // not reached: the customer's row is locked and was checked live
+    if (out.id == 0) {
+        return {};  // not reached: the customer's row is locked and was checked live
     }
     if (t.is_opened_ticket) {
-        db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
-            st.setString(1, db_time(t.created_at));
-            st.setUInt64(2, id);
-            ResultSetPtr rs(st.executeQuery());
-        });
+        open_human_ticket(db, shop_id, out.id, t.created_at);
     }
-    return id;
+    return out;
 }
 
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
@@ -134,6 +133,7 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
             t.human_ticket = std::move(h);
         }
         t.version = rs->getUInt64(version);
+        t.customer_version = rs->getUInt64(customer_version);
         return found;
     });
 }
@@ -538,6 +538,7 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
         }
         t.updated_at = rs->getInt64(col::updated_at);
         t.version = rs->getUInt64(col::version);
+        t.customer_version = rs->getUInt64(col::customer_version);
         row.user_found = rs->getInt64(col::user_found) > 0;
         return found;
     });
@@ -570,10 +571,12 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
     });
 }
 
-std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at) {
+std::uint64_t open_human_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                                timeutil::Millis opened_at) {
     return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
-        st.setString(1, db_time(opened_at));
-        st.setUInt64(2, ticket_id);
+        st.setUInt64(1, ticket_id);
+        st.setUInt64(2, shop_id);
+        st.setString(3, db_time(opened_at));
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);

@@ -35,9 +35,14 @@ bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id);
 
 // Inserts the conversation, and its OPEN HumanTicket when is_opened_ticket, in the caller's
 // transaction, after a change of the customer's row (customer_attach: what orders it against a
-// merge or erasure, also across Galera nodes); returns the conversation id, or 0 (nothing
-// written) when the customer was merged or erased since it was checked (extensions.md §E9).
-std::uint64_t insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
+// merge or erasure, also across Galera nodes); returns the conversation id (0, nothing
+// written, when the customer was merged or erased since it was checked: extensions.md §E9)
+// and the customer's version, which the new ticket's ETag names.
+struct InsertedTicket {
+    std::uint64_t id = 0;
+    std::uint64_t customer_version = 0;
+};
+InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& ticket);
 
 // A stored ticket, in the fields POST /api/v1/tickets answers with (its created_at unread).
 struct TicketRow {
@@ -86,7 +91,8 @@ struct TicketDetail {
     PersonRow customer;
     std::optional<PersonRow> user;
     std::optional<HumanTicketRow> human_ticket;
-    std::uint64_t version = 1;  // what its ETag names (extensions.md §E8)
+    std::uint64_t version = 1;  // what its ETag names (extensions.md §E8), with:
+    std::uint64_t customer_version = 1;
 };
 
 // extensions.md §E8: a ticket in the full shape (the create shape, its HumanTicket, updatedAt)
@@ -104,6 +110,7 @@ struct FullTicket {
     std::optional<HumanTicketState> human_ticket;
     timeutil::Millis updated_at = 0;
     std::uint64_t version = 1;
+    std::uint64_t customer_version = 1;  // the ETag names it too (api/etag.h)
 };
 
 // What a PATCH reads first, with the key's shop, in one statement: the ticket, and whether
@@ -123,8 +130,9 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
 // open_human_ticket()).
 void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_version);
 
-// Opens the ticket's HumanTicket (OPEN, closedAt null); returns its id.
-std::uint64_t open_human_ticket(Db& db, std::uint64_t ticket_id, timeutil::Millis opened_at);
+// Opens the ticket's HumanTicket (OPEN, closedAt null) in the ticket's shop; returns its id.
+std::uint64_t open_human_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                                timeutil::Millis opened_at);
 
 // The ticket with the key's shop, in one statement. Neither key nor value when no row came back
 // (an unknown key or no such ticket in a live shop): resolve the key, then 404.

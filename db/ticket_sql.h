@@ -66,18 +66,22 @@ namespace sql_text {
       /* From the customer's row, which customer_attach holds locked and checked. The last */     \
       /* value: whether the create writes a HumanTicket too (sql/017, the status=none index). */ \
       "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM customers "             \
-      "WHERE id = ? AND merged_into IS NULL RETURNING id")                                         \
+      "WHERE id = ? AND merged_into IS NULL RETURNING id, "                                        \
+      /* The customer's version: the new ticket's ETag names it (api/etag.h). */                  \
+      "(SELECT version FROM customers WHERE customers.id = conversations.customer_id) AS cv")      \
+    /* A simple INSERT (VALUES, not INSERT ... SELECT): under innodb_autoinc_lock_mode 1 an */    \
+    /* INSERT ... SELECT holds the table's AUTO-INC lock to the statement's end, and concurrent */ \
+    /* PATCHes opening HumanTickets deadlocked on it against each other's gap locks (1467). */    \
     S(human_ticket_insert,                                                                         \
-      /* The shop from the ticket's row (ix_human_tickets_shop_status: the status filter). */    \
       "INSERT INTO human_tickets (conversation_id, shop_id, status, opened_at) "                    \
-      "SELECT c.id, c.shop_id, 'OPEN', ? FROM conversations c WHERE c.id = ? RETURNING id")        \
+      "VALUES (?, ?, 'OPEN', ?) RETURNING id")                                                     \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
     /* No row: resolve the key, then 404. */                                                       \
     S(ticket_detail,                                                                               \
       "SELECT c.id, c.channel, c.name, "                                                           \
       SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                 \
       SUPPORTCRM_PERSON_COLUMNS("u") ", "                                                          \
-      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, "                                             \
+      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, cu.version, "                                 \
       SUPPORTCRM_KEY_COLUMNS                                                                       \
       " FROM " SUPPORTCRM_KEY_TABLES                                                               \
       " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                   \
@@ -96,6 +100,7 @@ namespace sql_text {
     S(ticket_for_patch,                                                                            \
       "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                \
       "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "                \
+      "(SELECT cu.version FROM customers cu WHERE cu.id = t.customer_id) AS cv, "                  \
       SUPPORTCRM_KEY_COLUMNS                                                                       \
       " FROM " SUPPORTCRM_KEY_TABLES                                                               \
       " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                   \
@@ -153,8 +158,9 @@ constexpr unsigned ht_id = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "id"),
                    ht_opened_at = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "opened_at"),
                    ht_closed_at = column_of(SUPPORTCRM_HUMAN_TICKET_COLUMNS, "closed_at");
 constexpr ColumnRun human_ticket = user.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
-constexpr unsigned version = human_ticket.next();  // what the ETag names (extensions.md E8)
-constexpr ColumnRun key{version + 1, kKeyColumns};
+constexpr unsigned version = human_ticket.next();   // what the ETag names (extensions.md E8)
+constexpr unsigned customer_version = version + 1;  // and this (api/etag.h)
+constexpr ColumnRun key{customer_version + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::ticket_detail));
 }  // namespace ticket_detail
 namespace tickets_page {  // and its filtered variants
@@ -182,15 +188,18 @@ namespace ticket_for_patch {
 constexpr ColumnRun ticket{1, tickets_page::kColumns};
 constexpr ColumnRun human_ticket = ticket.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
 constexpr unsigned updated_at = human_ticket.next(), version = updated_at + 1,
-                   user_found = version + 1;
+                   user_found = version + 1, customer_version = user_found + 1;
 static_assert(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS));
-constexpr ColumnRun key{user_found + 1, kKeyColumns};
+constexpr ColumnRun key{customer_version + 1, kKeyColumns};
 static_assert(key.last() == result_columns(sql_text::ticket_for_patch));
 }  // namespace ticket_for_patch
-namespace returned_id {  // conversation_insert, human_ticket_insert
-static_assert(result_columns(sql_text::conversation_insert) == 1);
+namespace returned_id {  // human_ticket_insert
 static_assert(result_columns(sql_text::human_ticket_insert) == 1);
 }  // namespace returned_id
+namespace conversation_insert {
+constexpr unsigned id = 1, customer_version = 2;
+static_assert(result_columns(sql_text::conversation_insert) == 2);
+}  // namespace conversation_insert
 }  // namespace layout
 
 }  // namespace supportcrm

@@ -30,8 +30,8 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
     if (f.present("attachments")) {
         c.attachments_json = raw_json(body["attachments"], raw_body);
     }
-    c.tags_json =
-        json_string_array(f.string_array("tags", kShortText).value_or(std::vector<std::string>{}));
+    c.tags_json = json_string_array(
+        f.tag_array("tags", /*no_blank=*/false).value_or(std::vector<std::string>{}));
     // Optional (the ticket's channel by default), but when given it follows the ticket's rule.
     c.channel = f.string("Channel", kShortText);
     if (f.ok() && c.channel && text::is_blank(*c.channel)) {

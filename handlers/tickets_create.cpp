@@ -31,10 +31,10 @@ NewTicket read_new_ticket(FieldReader& f, const Json::Value& body, timeutil::Mil
     t.contact_reason = f.string("contact_reason", kShortText);
     t.assigned_to = f.id("assigned_to");
     t.is_opened_ticket = true_or_string_true(body["isOpenedTicket"]);
-    t.unread_chat_count =
-        f.integer("unReadChatCount", 0, INT32_MAX, "a non-negative integer").value_or(0);
-    t.tags_json =
-        json_string_array(f.string_array("tags", kShortText).value_or(std::vector<std::string>{}));
+    t.unread_chat_count = f.count32("unReadChatCount").value_or(0);
+    // v1's answer: the list as given, duplicates and blank tags too (PATCH refuses blank ones).
+    t.tags_json = json_string_array(
+        f.tag_array("tags", /*no_blank=*/false).value_or(std::vector<std::string>{}));
     t.language_code = f.string("language_code", kShortText);
     t.via = f.string("via", kShortText);
     t.created_at = now;
@@ -77,7 +77,8 @@ Response create_ticket(HandlerContext& ctx) {
     }
     const Shop& shop = ctx.caller.shop();
     Transaction tx(ctx.db);
-    std::uint64_t id = insert_ticket(ctx.db, shop.id, ticket);
+    const InsertedTicket inserted = insert_ticket(ctx.db, shop.id, ticket);
+    const std::uint64_t id = inserted.id;
     if (id == 0) {  // merged or erased since the check (extensions.md §E9): why, read again
         std::optional<Response> refused = refuse_customer(ctx, ticket.customer_id);
         return refused ? std::move(*refused) : errors::customer_not_found();
@@ -90,7 +91,8 @@ Response create_ticket(HandlerContext& ctx) {
     write_created_ticket(t, id, ticket, shop.domain);
     Response r =
         created(ctx, tx, {webhook_event::ticket_created, ticket.created_at}, "ticket", ticket_json);
-    r.headers.emplace_back("ETag", etag::of(etag::Kind::ticket, id, 1));  // a new ticket's version
+    // A new ticket is version 1.
+    r.headers.emplace_back("ETag", etag::of_ticket(id, 1, inserted.customer_version));
     return r;
 }
 

@@ -34,7 +34,7 @@ Response get_ticket(HandlerContext& ctx) {
         return std::move(*shop.error);
     }
     const TicketDetail& ticket = *found.value;
-    const std::string tag = etag::of(etag::Kind::ticket, ticket.id, ticket.version);
+    const std::string tag = etag::of_ticket(ticket.id, ticket.version, ticket.customer_version);
     if (std::optional<Response> unchanged = not_modified(ctx.request, tag)) {
         return std::move(*unchanged);
     }

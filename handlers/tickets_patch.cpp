@@ -7,6 +7,7 @@
 // feed, E11): START TRANSACTION, the write, the HumanTicket's insert, the name's words, the
 // event, COMMIT. A PATCH that changes nothing, or is refused, is the read alone.
 #include "api/api_error.h"
+#include "api/fields.h"
 #include "api/handler.h"
 #include "api/patches.h"
 #include "api/views.h"
@@ -57,7 +58,8 @@ Response patch_ticket(HandlerContext& ctx) {
     if (user_id && !found.value->user_found) {
         return errors::user_not_found();
     }
-    const std::string current_tag = etag::of(etag::Kind::ticket, current.id, current.version);
+    const std::string current_tag =
+        etag::of_ticket(current.id, current.version, current.customer_version);
     if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
         return errors::precondition_failed("The ticket has changed", "ticket",
                                            full_ticket_json(current, shop->domain), current_tag);
@@ -67,6 +69,9 @@ Response patch_ticket(HandlerContext& ctx) {
     if (change.refused) {
         return errors::invalid_transition(change.refused->from, change.refused->to,
                                           change.refused->allowed);
+    }
+    if (change.too_many_tags) {
+        return errors::too_many_tags(kMaxTags);
     }
     if (!change.changed) {
         return record_answer("ticket", full_ticket_json(current, shop->domain), current_tag);
@@ -87,15 +92,16 @@ Response patch_ticket(HandlerContext& ctx) {
                           /*created=*/false);
     }
     if (change.opens_human_ticket) {
-        change.after.human_ticket->id = open_human_ticket(ctx.db, current.id, now);
+        change.after.human_ticket->id = open_human_ticket(ctx.db, shop->id, current.id, now);
     }
     change.after.version = current.version + 1;
     const std::string ticket_json = full_ticket_json(change.after, shop->domain);
     record_event(ctx.db, shop->id, webhook_event::ticket_updated, ticket_json, now,
                  change.changes_json);
     tx.commit();
-    return record_answer("ticket", ticket_json,
-                         etag::of(etag::Kind::ticket, current.id, change.after.version));
+    return record_answer(
+        "ticket", ticket_json,
+        etag::of_ticket(current.id, change.after.version, current.customer_version));
 }
 
 }  // namespace supportcrm

@@ -12,6 +12,15 @@ TEST(ETag, IsStrongQuotedAndNamesKindIdAndVersion) {
     EXPECT_NE(etag::of(etag::Kind::ticket, 1, 23), etag::of(etag::Kind::ticket, 12, 3));
 }
 
+TEST(ETag, ATicketsTagNamesItsVersionAndItsCustomersToo) {
+    EXPECT_EQ(etag::of_ticket(12, 3, 7), "\"t12.3.7\"");
+    EXPECT_NE(etag::of_ticket(12, 3, 7), etag::of_ticket(12, 3, 8));  // the customer changed
+    EXPECT_NE(etag::of_ticket(12, 3, 7), etag::of_ticket(12, 4, 7));
+    EXPECT_NE(etag::of_ticket(1, 23, 7), etag::of_ticket(12, 3, 7));
+    EXPECT_EQ(etag::of_ticket(UINT64_MAX, UINT64_MAX, UINT64_MAX),
+              "\"t18446744073709551615.18446744073709551615.18446744073709551615\"");
+}
+
 TEST(ETag, FitsTheLargestIdAndVersion) {  // the tag is formatted in a stack buffer
     EXPECT_EQ(etag::of(etag::Kind::ticket, UINT64_MAX, UINT64_MAX),
               "\"t18446744073709551615.18446744073709551615\"");
