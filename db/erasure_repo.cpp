@@ -121,10 +121,13 @@ unsigned erase_idempotency_batch(Db& db, std::uint64_t shop_id, std::uint64_t cu
     return db.run(Stmt::erase_idempotency_answers, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
-        for (int path = 0; path < 4; ++path) {  // SUPPORTCRM_ERASED_IDS, once per JSON path
+        for (int path = 0; path < 2; ++path) {  // SUPPORTCRM_ERASED_IDS: customer, ticket
             st.setUInt64(i++, customer_id);
             st.setUInt64(i++, customer_id);
         }
+        st.setUInt64(i++, customer_id);  // SUPPORTCRM_ERASED_COMMENT_IDS
+        st.setUInt64(i++, customer_id);  // SUPPORTCRM_ERASED_IDS: survey
+        st.setUInt64(i++, customer_id);
         st.setUInt(i, batch);
         return static_cast<unsigned>(st.executeUpdate());
     });

@@ -28,6 +28,9 @@ namespace supportcrm {
 #define SUPPORTCRM_ERASED_TICKETS "(SELECT t.id FROM conversations t WHERE t.customer_id = ?)"
 #define SUPPORTCRM_ERASED_TICKET_IDS \
     "(SELECT CAST(t.id AS CHAR) FROM conversations t WHERE t.customer_id = ?)"
+#define SUPPORTCRM_ERASED_COMMENT_IDS                                                     \
+    "(SELECT CAST(m.id AS CHAR) FROM conversations t JOIN messages m "                    \
+    "ON m.conversation_id = t.id WHERE t.customer_id = ?)"
 
 namespace sql_text {
 #define SUPPORTCRM_ERASURE_STATEMENTS(S)                                                           \
@@ -72,12 +75,14 @@ namespace sql_text {
       "WHERE customer_id = ? AND (comment IS NOT NULL OR graph_nodes <> '{}' "                     \
       "OR node_ids <> '[]') LIMIT ?")                                                              \
     /* Stored Idempotency-Key answers carrying the customer (its create, merge or PATCH answer), */ \
-    /* one of its tickets, a comment on one or a survey of it: deleted, a retry runs afresh. */    \
+    /* one of its tickets (create, PATCH), a comment on one or a survey of it: deleted, a retry */  \
+    /* runs afresh. A comment create's answer names no customer, only the comment's id: it is */   \
+    /* matched by that id among the comments of the customer's tickets (merged ones moved in). */  \
     S(erase_idempotency_answers,                                                                   \
       "DELETE FROM idempotency_keys WHERE shop_id = ? AND body IS NOT NULL AND ("                  \
       "JSON_VALUE(body, '$.customer.id') IN " SUPPORTCRM_ERASED_IDS                                \
       " OR JSON_VALUE(body, '$.ticket.customerID') IN " SUPPORTCRM_ERASED_IDS                      \
-      " OR JSON_VALUE(body, '$.comment.Customer.id') IN " SUPPORTCRM_ERASED_IDS                    \
+      " OR JSON_VALUE(body, '$.comment.id') IN " SUPPORTCRM_ERASED_COMMENT_IDS                     \
       " OR JSON_VALUE(body, '$.survey.customer.id') IN " SUPPORTCRM_ERASED_IDS ") LIMIT ?")        \
     /* Pending deliveries of the events about to lose their data: cancelled (finished now, so */  \
     /* retention prunes them as it prunes delivered ones). Before erase_events, in its batch's */  \

@@ -305,6 +305,71 @@ TEST(CustomerErase, StoredIdempotencyAnswersWithTheCustomerAreDeleted) {
     EXPECT_NE(retry.json()["customer"]["id"].asInt64(), id);
 }
 
+// Issue 42: every keyed write's stored answer about the customer goes, a comment create's
+// too (its answer names the comment, not the customer: matching "$.comment.Customer.id" never
+// found it, and replaying the POST gave back the erased text, fromEmail and subject). Another
+// customer's answers stay.
+TEST(CustomerErase, EveryKeyedWritesStoredAnswerAboutTheCustomerIsDeleted) {
+    it::Shop shop = it::make_shop();
+    const it::Shop eraser = it::with_erase_key(shop);
+    const std::string run = it::unique_suffix();
+    std::vector<std::string> keys;
+    auto keyed = [&](const std::string& method, const std::string& path, const Json::Value& body,
+                     const std::string& name) {
+        it::Headers h = it::json_headers(shop);
+        keys.push_back(name + "-" + run);
+        h.emplace_back("Idempotency-Key", keys.back());
+        it::HttpResponse r = it::http(method, path, h, it::to_json(body));
+        EXPECT_LT(r.status, 300) << r.describe();
+        return r.json();
+    };
+    const int64_t id =
+        keyed("POST", "/api/v1/customers", it::object({{"email", it::unique_email("idem")}}),
+              "customer")["customer"]["id"]
+            .asInt64();
+    const std::string ticket =
+        keyed("POST", "/api/v1/tickets",
+              it::object({{"customerId", Json::Int64(id)}, {"Channel", "Mail"}}),
+              "ticket")["ticket"]["id"]
+            .asString();
+    const Json::Value comment = it::object({{"text", "my secret address"},
+                                            {"subject", "private"},
+                                            {"fromEmail", "me@private.test"},
+                                            {"isFromShop", false}});
+    keyed("POST", "/api/v1/tickets/" + ticket + "/comments", comment, "comment");
+    keyed("PATCH", "/api/v1/tickets/" + ticket, it::object({{"name", "mine"}}), "ticket-patch");
+    keyed("PATCH", customer_path(id), it::object({{"first_name", "Ann"}}), "customer-patch");
+    keyed("POST", "/api/v1/csat",
+          it::object({{"conversationId", ticket}, {"mark", 4}, {"comment", "fine"}}), "survey");
+    // Another customer's comment answer, which must stay.
+    const std::string other_ticket = it::tickets::create_ticket_id(
+        it::tickets::World{shop, Json::Value(), it::tickets::make_customer(shop)});
+    keyed("POST", "/api/v1/tickets/" + other_ticket + "/comments", comment, "other-comment");
+    const std::string kept = keys.back();
+    keys.pop_back();
+
+    ASSERT_TRUE(it::is_success(erase(eraser, id), 200));
+    it::Db db;
+    for (const std::string& key : keys) {
+        EXPECT_EQ(db.count("SELECT COUNT(*) FROM idempotency_keys WHERE shop_id = ? AND "
+                           "idem_key = ?",
+                           {std::to_string(shop.id), key}),
+                  0)
+            << key;
+    }
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM idempotency_keys WHERE shop_id = ? AND idem_key = ?",
+                       {std::to_string(shop.id), kept}),
+              1);
+    // The comment POST again with its key runs afresh (a 410: the ticket's customer is erased):
+    // nothing of the erased answer comes back.
+    it::Headers h = it::json_headers(shop);
+    h.emplace_back("Idempotency-Key", "comment-" + run);
+    it::HttpResponse replay =
+        it::http("POST", "/api/v1/tickets/" + ticket + "/comments", h, it::to_json(comment));
+    EXPECT_FALSE(replay.header("Idempotency-Replayed").has_value()) << replay.describe();
+    EXPECT_EQ(replay.body.find("secret"), std::string::npos) << replay.describe();
+}
+
 TEST(CustomerErase, NeedsTheEraseScopeAndAnswersBadUnknownOtherShopsAndMergedIds) {
     it::Shop shop = it::make_shop();
     it::Shop other = it::make_shop();
