@@ -48,7 +48,10 @@ namespace sql_text {
 // The SQL's DATETIMEs come as epoch milliseconds (SUPPORTCRM_MILLIS without its alias: a JSON
 // number); assigned_to and is_opened_ticket as numbers; the rest as strings or null.
 #define SUPPORTCRM_REOPENED_TICKET_COLUMNS                                                       \
-    "h.status, ks.domain, c.customer_id, c.channel, c.name, c.thread_id, c.email_used, "           \
+    /* channel is utf8mb4_nopad_bin (sql/019), the other strings utf8mb4_bin: JSON_ARRAY of */     \
+    /* both is "Illegal mix of collations" (1271) unless one collation is named. */                 \
+    "h.status, ks.domain, c.customer_id, c.channel COLLATE utf8mb4_bin, c.name, c.thread_id, "      \
+    "c.email_used, "                                                                                \
     SUPPORTCRM_MILLIS_VALUE("c.date") ", c.contact_reason, c.assigned_to, c.is_opened_ticket, "    \
     "c.tags, c.language_code, c.via, h.id, " SUPPORTCRM_MILLIS_VALUE("h.opened_at")
 

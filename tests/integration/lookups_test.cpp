@@ -178,6 +178,36 @@ TEST(CustomersList, StorefrontIdIsExact) {
     }
 }
 
+// Issue 42: utf8mb4_bin is PAD SPACE, so "SF1" matched "SF1 " (sql/019: NO PAD columns). The
+// exact filters of customers (storefront_id) and tickets (Channel, tag) see trailing spaces,
+// and one ticket may carry "x" and "x " as two tags, each found by its own filter.
+TEST(CustomersList, ExactFiltersSeeTrailingSpaces) {
+    const Shop shop = it::make_shop();
+    const int64_t bare = add_customer(shop, object({{"storefront_id", "SF1"}}));
+    const int64_t padded = add_customer(shop, object({{"storefront_id", "SF1 "}}));
+    EXPECT_EQ(ids_of(list(with(kCustomers, "storefront_id=SF1"), shop), "customers"),
+              std::vector<std::string>{std::to_string(bare)});
+    EXPECT_EQ(ids_of(list(with(kCustomers, "storefront_id=SF1%20"), shop), "customers"),
+              std::vector<std::string>{std::to_string(padded)});
+
+    World w{shop, Json::Value(), bare};
+    const std::string mail =
+        it::tickets::create_ticket_id(w, object({{"tags", it::tickets::array({"trail"})}}));
+    const std::string mail_padded = it::tickets::create_ticket_id(
+        w, object({{"Channel", "Mail "}, {"tags", it::tickets::array({"trail ", "x", "x "})}}));
+    auto found = [&](const std::string& query) {
+        return ids_of(list(with(kTickets, query), shop), "tickets");
+    };
+    using Ids = std::vector<std::string>;
+    EXPECT_EQ(found("Channel=Mail"), Ids{mail});
+    EXPECT_EQ(found("Channel=Mail%20"), Ids{mail_padded});
+    EXPECT_EQ(found("tag=trail"), Ids{mail});
+    EXPECT_EQ(found("tag=trail%20"), Ids{mail_padded});
+    EXPECT_EQ(found("tag=x"), Ids{mail_padded});
+    EXPECT_EQ(found("tag=x%20"), Ids{mail_padded});
+    EXPECT_EQ(found("tag=x&tag=trail"), Ids{});
+}
+
 TEST(CustomersList, NoMatchIsAnEmptyList) {
     const Shop shop = it::make_shop();
     add_customer(shop);
