@@ -574,7 +574,8 @@ TEST_F(WriteSafety, DeadlockedTransactionIsRunAgainAndWrittenOnce) {
     EXPECT_EQ(comments(), 1);
     EXPECT_EQ(db_.scalar("SELECT last_message FROM conversations WHERE id = ?", {ticket}), text);
     EXPECT_TRUE(logged("database error in message_insert: code 1213"));
-    EXPECT_TRUE(logged("the server rolled the transaction back: running the request again"));
+    EXPECT_TRUE(
+        logged("the transaction met another and was rolled back: running the request again"));
 }
 
 // ---------------------------------------------------------------------------------------------
