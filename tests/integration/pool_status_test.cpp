@@ -1,6 +1,7 @@
 // GET /status and GET /metrics, the slow log and request-terminate-timeout (extensions.md §E6),
 // through nginx against the stack's pool. The stack's config (scripts/lib/stack.sh) sets
-// slowlog-threshold = 1000 ms and request-terminate-timeout = 6 s. A request is held in the
+// slowlog-threshold = 1000 ms, request-terminate-timeout = 6 s and, for the exports,
+// stream-terminate-timeout = 15 s. A request is held in the
 // database by a row lock taken from a second connection, never by a sleeping route.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -401,6 +402,56 @@ TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerRepla
     it::Db db;
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {held.ticket}),
               0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exports (issue 42, item 3): their own timer, stream-terminate-timeout (the stack's: 15 s),
+// lets them outlive request-terminate-timeout (6 s) and still bounds them.
+
+constexpr char kExportRoute[] = "/api/v1/customers/{customerId}/export";
+
+// A customer and one ticket of it, and the path of the customer's export.
+struct ExportedCustomer {
+    it::tickets::World world = it::tickets::make_world();
+    std::string ticket = it::tickets::create_ticket_id(world);
+    std::string path = "/api/v1/customers/" + std::to_string(world.customer_id) + "/export";
+};
+
+// An export held in the database (its read of the surveys waits for a table lock) is not cut by
+// request-terminate-timeout, and is by its own stream-terminate-timeout.
+TEST(PoolStatus, AnExportIsTimedByStreamTerminateTimeoutNotRequestTerminateTimeout) {
+    const it::OneHostOnly one_pool;
+    const unsigned request_s = config_value("request-terminate-timeout");
+    const unsigned stream_s = config_value("stream-terminate-timeout");
+    ASSERT_GT(stream_s, request_s + 2);
+    const ExportedCustomer held;
+    it::Db lock;
+    lock.execute("LOCK TABLES surveys WRITE", {});
+    const auto started = Clock::now();
+    std::future<HttpResponse> answer = std::async(std::launch::async, [&held] {
+        return it::http_unchecked("GET", held.path, it::key_header(held.world.shop));
+    });
+    // Busy 2 s past the other routes' timer: request-terminate-timeout did not kill it.
+    const Json::Value busy =
+        wait_for_busy(kExportRoute, (request_s + 2) * 1000L, std::chrono::seconds(request_s + 10));
+    ASSERT_TRUE(busy.isObject()) << "no export stayed busy past request-terminate-timeout";
+    const std::string pid = std::to_string(busy["pid"].asInt64());
+    // Its own timer kills it.
+    const HttpResponse r = answer.get();
+    const auto waited = Clock::now() - started;
+    lock.execute("UNLOCK TABLES", {});
+    EXPECT_TRUE(it::is_error(r, 503, "unavailable", "Service temporarily unavailable"))
+        << r.describe();
+    EXPECT_GE(waited, std::chrono::seconds(stream_s));
+    EXPECT_LT(waited, std::chrono::seconds(stream_s + 5)) << "killed late";
+    ASSERT_TRUE(it::wait_for_log("slow request terminated: worker pid=" + pid));
+    const std::string log = it::read_fcgi_log();
+    const std::size_t at = log.find("slow request terminated: worker pid=" + pid);
+    const std::string line = log.substr(at, log.find('\n', at) - at);
+    EXPECT_NE(line.find(std::string("GET ") + kExportRoute), std::string::npos) << line;
+    EXPECT_NE(line.find("exceeded stream-terminate-timeout (" + std::to_string(stream_s) + "s)"),
+              std::string::npos)
+        << line;
 }
 
 TEST(PoolStatus, OnlyListedAddressesReachStatusAndMetrics) {
