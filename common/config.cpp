@@ -237,6 +237,11 @@ const Key kKeys[] = {
         "seconds: the master kills a worker busy on one request longer than this and "
         "starts another (the client gets 503); 0 = off",
         require(v <= 86'400, "request-terminate-timeout: must be between 0 and 86400 (seconds)")),
+    SUPPORTCRM_KEY(
+        "stream-terminate-timeout", stream_terminate_timeout,
+        "seconds: request-terminate-timeout for the routes whose answer is long by nature (the "
+        "exports), which the short timer of the others must not cut; 0 = off",
+        require(v <= 86'400, "stream-terminate-timeout: must be between 0 and 86400 (seconds)")),
     SUPPORTCRM_KEY("db-host", db.host, "MariaDB host (unused when db-socket is set)"),
     SUPPORTCRM_KEY("db-port", db.port, "MariaDB TCP port",
                    require(v != 0 && v <= 65535, "db-port: must be between 1 and 65535")),
@@ -301,6 +306,14 @@ void check_together(Config& c, const po::variables_map& command_line) {
             "slowlog-threshold: must be below request-terminate-timeout (in milliseconds: " +
             std::to_string(c.request_terminate_timeout * 1000U) +
             "), or a slow request is killed before it is logged");
+    }
+    // 0 is off, the longest: an export never gets less time than any other request.
+    if (c.request_terminate_timeout != 0 && c.stream_terminate_timeout != 0 &&
+        c.stream_terminate_timeout < c.request_terminate_timeout) {
+        throw ConfigError(
+            "stream-terminate-timeout: must be 0 (off) or at least "
+            "request-terminate-timeout (" +
+            std::to_string(c.request_terminate_timeout) + ")");
     }
     require(c.db.hosts.empty() || c.db.socket.empty(),
             "db-hosts and db-socket: set one of them, not both");
@@ -467,7 +480,8 @@ std::string describe(const Config& c) {
         << "/" << c.db.name << " db-user=" << c.db.user << " max-body-bytes=" << c.max_body_bytes
         << " shutdown-timeout=" << c.shutdown_timeout << "s ready-timeout=" << c.ready_timeout
         << "s slowlog-threshold=" << c.slowlog_threshold
-        << "ms request-terminate-timeout=" << c.request_terminate_timeout << "s";
+        << "ms request-terminate-timeout=" << c.request_terminate_timeout
+        << "s stream-terminate-timeout=" << c.stream_terminate_timeout << "s";
     return out.str();
 }
 

@@ -55,8 +55,10 @@ struct Config {
     unsigned shutdown_timeout = 30;
     unsigned ready_timeout = 30;
     // extensions.md §E6, as php-fpm's request_slowlog_timeout / request_terminate_timeout.
-    unsigned slowlog_threshold = 0;          // ms; 0: no slow log
-    unsigned request_terminate_timeout = 0;  // s; 0: never kill a busy worker
+    unsigned slowlog_threshold = 0;           // ms; 0: no slow log
+    unsigned request_terminate_timeout = 30;  // s; 0: never kill a busy worker
+    // s; the same for a route that streams (handlers/router.cpp: the exports); 0: never
+    unsigned stream_terminate_timeout = 1800;
     DbSettings db;
     std::string db_password_file;
     std::size_t max_body_bytes = 1048576;

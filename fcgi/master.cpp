@@ -282,7 +282,9 @@ class Master {
     // Every second: the longest listen queue seen (maxListenQueue of /status), and
     // request-terminate-timeout: a worker busy on one request longer than that is killed
     // (SIGKILL: SIGTERM would let it finish the very request that is stuck). nginx then
-    // answers the client 503 (its 502 page), and the reaped worker is replaced.
+    // answers the client 503 (its 502 page), and the reaped worker is replaced. A route that
+    // streams (an export) has its own, longer stream-terminate-timeout: the scoreboard names
+    // the route, and the route table says which timer is its.
     void watch_workers() {
         next_watch_ = Clock::now() + std::chrono::seconds(1);
         parking_.expire();
@@ -293,20 +295,30 @@ class Master {
             static_cast<std::uint64_t>(queue) > max_queue.load(std::memory_order_relaxed)) {
             max_queue.store(static_cast<std::uint64_t>(queue), std::memory_order_relaxed);
         }
-        if (config_.request_terminate_timeout == 0) {
-            return;
-        }
-        const std::int64_t limit_ms = std::int64_t{config_.request_terminate_timeout} * 1000;
         for (std::size_t i = 0; i < scoreboard_.capacity(); ++i) {
             const WorkerView w = scoreboard_.worker(i);
-            if (w.state == WorkerState::busy && w.pid > 0 && w.elapsed_ms > limit_ms &&
+            const Timer timer = timer_of(w.route);
+            if (w.state == WorkerState::busy && w.pid > 0 && timer.seconds != 0 &&
+                w.elapsed_ms > std::int64_t{timer.seconds} * 1000 &&
                 terminated_.count(w.pid) == 0) {
-                terminate(w);
+                terminate(w, timer);
             }
         }
     }
 
-    void terminate(const WorkerView& w) {
+    // The terminate timer of a route (0: off) and its key, for the log line.
+    struct Timer {
+        unsigned seconds;
+        const char* key;
+    };
+    Timer timer_of(std::size_t route) const {
+        if (route_streams(route)) {
+            return {config_.stream_terminate_timeout, "stream-terminate-timeout"};
+        }
+        return {config_.request_terminate_timeout, "request-terminate-timeout"};
+    }
+
+    void terminate(const WorkerView& w, const Timer& timer) {
         const std::string_view route = route_label(w.route);
         std::string message = "slow request terminated: worker pid=" + std::to_string(w.pid) +
                               " busy " + std::to_string(w.elapsed_ms) + "ms on " +
@@ -317,8 +329,7 @@ class Master {
             message += ", in statement " + std::string(Db::name(static_cast<Stmt>(w.statement))) +
                        " for " + std::to_string(w.statement_ms) + "ms";
         }
-        message += ") exceeded request-terminate-timeout (" +
-                   std::to_string(config_.request_terminate_timeout) +
+        message += std::string(") exceeded ") + timer.key + " (" + std::to_string(timer.seconds) +
                    "s): killing it (SIGKILL); a new worker replaces it";
         log::warning(message);
         if (kill(w.pid, SIGKILL) == 0) {

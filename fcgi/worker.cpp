@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -161,13 +163,27 @@ Request read_request(FCGX_Request& fcgi) {
     return r;
 }
 
+// How long one write of a streamed body may wait for nginx to take any of it. nginx buffers an
+// export to a temp file (nginx/supportcrm.conf) and so reads it as fast as it comes until the file
+// is at fastcgi_max_temp_file_size; then it reads only as fast as its client takes the answer. A
+// write stalled this long means that (or nginx hung): the export stops and its answer is cut,
+// so a worker never waits on a slow client for long (docs/operations.md, "nginx buffering").
+constexpr timeval kStreamWriteStall{10, 0};
+
 // libfcgi's stream: FCGX_PutStr copies into the request's 8 KiB buffer and sends a record when
-// it fills, so a streamed body reaches nginx as it is produced.
+// it fills, so a streamed body reaches nginx as it is produced. A write that fails (nginx gone,
+// or stalled past kStreamWriteStall) throws: the stream stops there instead of reading the rest
+// of its rows for nobody.
 class FcgiSink : public BodySink {
   public:
     explicit FcgiSink(FCGX_Stream* out) : out_(out) {}
     void write(std::string_view bytes) override {
-        FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), out_);
+        if (FCGX_PutStr(bytes.data(), static_cast<int>(bytes.size()), out_) < 0) {
+            throw std::runtime_error(
+                "nginx takes no more of the answer (gone, or at its temp-file cap with a client "
+                "not reading for " +
+                std::to_string(kStreamWriteStall.tv_sec) + " s)");
+        }
     }
 
   private:
@@ -176,8 +192,15 @@ class FcgiSink : public BodySink {
 
 // A stream that stops early must not end like a complete answer: the connection is shut down
 // before FCGX_Finish_r can send END_REQUEST, so nginx drops the client's connection without
-// the final chunk.
+// the final chunk (it waits for END_REQUEST because the snippet's exports' location sets
+// fastcgi_keep_conn; without it nginx takes the close for the end). The write timeout stays on the
+// connection (FCGX_Finish_r's last flush, and later answers if it is kept, are under the same rule:
+// below its cap nginx reads at once).
 void write_stream(FCGX_Request& fcgi, BodyStream& stream) {
+    if (setsockopt(fcgi.ipcFd, SOL_SOCKET, SO_SNDTIMEO, &kStreamWriteStall,
+                   sizeof kStreamWriteStall) != 0) {
+        log::error_errno("setsockopt SO_SNDTIMEO on the FastCGI connection", errno);
+    }
     FcgiSink sink(fcgi.out);
     if (!stream.write_to(sink)) {
         shutdown(fcgi.ipcFd, SHUT_RDWR);

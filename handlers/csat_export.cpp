@@ -1,8 +1,9 @@
 // GET /api/v1/csat/export — extensions.md §E4: every survey of the window, newest first, as
 // ndjson (the list shape, one per line) or CSV, streamed: rows come from the database in
 // keyset chunks and go to nginx as they come, so a worker's memory does not grow with the
-// export. The head is sent with X-Accel-Buffering: no, so nginx passes the body on as it
-// arrives instead of spooling it to a temporary file first.
+// export. nginx buffers the body (to a temp file past its memory buffers, nginx/supportcrm.conf)
+// so the worker writes at its own speed and is free whatever the client's: no
+// X-Accel-Buffering: no, which made a client that stops reading hold the worker.
 #include "api/api_error.h"
 #include "api/csat_query.h"
 #include "api/csv.h"
@@ -114,7 +115,6 @@ Response export_csat(HandlerContext& ctx) {
     Response r;
     r.content_type =
         p.format == CsatFormat::csv ? "text/csv; charset=utf-8" : "application/x-ndjson";
-    r.headers.emplace_back("X-Accel-Buffering", "no");
     r.stream = std::make_shared<CsatExportStream>(ctx.db, std::move(tx), std::move(rows), p.format);
     return r;
 }

@@ -4,9 +4,9 @@
 //
 // Like the CSAT export (handlers/csat_export.cpp) it is streamed: tickets, comments and surveys
 // come from the database in keyset chunks and go to nginx as they come, so a worker's memory
-// does not grow with the customer's history. Everything is read in one transaction WITH
-// CONSISTENT SNAPSHOT, READ ONLY, opened before the customer is read: the copy is one moment
-// of the data, whatever is written while it streams.
+// does not grow with the customer's history; nginx buffers them (handlers/csat_export.cpp).
+// Everything is read in one transaction WITH CONSISTENT SNAPSHOT, READ ONLY, opened before the
+// customer is read: the copy is one moment of the data, whatever is written while it streams.
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "api/views.h"
@@ -162,7 +162,6 @@ Response export_customer(HandlerContext& ctx) {
     std::vector<std::uint64_t> first = customer_ticket_ids(ctx.db, ctx.path_id, 0, kTicketChunk);
     Response r;
     r.content_type = "application/x-ndjson";
-    r.headers.emplace_back("X-Accel-Buffering", "no");
     r.stream = std::make_shared<CustomerExportStream>(
         ctx.db, std::move(tx), ctx.caller.key_digest(), ctx.path_id, found.value.shop->domain,
         std::move(line), std::move(first));

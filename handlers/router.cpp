@@ -20,35 +20,39 @@ struct Route {
     unsigned scope;       // the key's scope the route needs (kRead ... kErase, kNoKey)
     Handler handler;
     enum Key { none, resolved_first, in_statement } key;
+    // Which of the master's timers bounds a request on it: request-terminate-timeout, or
+    // stream-terminate-timeout for an answer that is long by nature (an export's whole
+    // history), so that the short timer of every other route cannot cut it.
+    enum Timer { request, stream } timer;
 };
 
 // clang-format off
 const Route kRoutes[] = {
     // GET before POST and PATCH: the order of a 405's Allow ("GET, POST", "GET, PATCH, DELETE").
-    {"GET",   "/api/v1/customers",                  kRead,   list_customers,       Route::resolved_first},
-    {"POST",  "/api/v1/customers",                  kWrite,  create_customer,      Route::in_statement},
-    {"GET",   "/api/v1/customers/{customerId}",     kRead,   get_customer,         Route::in_statement},
-    {"PATCH", "/api/v1/customers/{customerId}",     kWrite,  patch_customer,       Route::in_statement},
-    {"DELETE", "/api/v1/customers/{customerId}",    kErase,  delete_customer,      Route::in_statement},
-    {"POST",  "/api/v1/customers/{customerId}/merge", kWrite, merge_customer,      Route::in_statement},
-    {"GET",   "/api/v1/customers/{customerId}/export", kExport, export_customer,   Route::in_statement},
-    {"GET",   "/api/v1/tickets",                    kRead,   list_tickets,         Route::resolved_first},
-    {"POST",  "/api/v1/tickets",                    kWrite,  create_ticket,        Route::resolved_first},
-    {"GET",   "/api/v1/tickets/{ticketId}",         kRead,   get_ticket,           Route::in_statement},
-    {"PATCH", "/api/v1/tickets/{ticketId}",         kWrite,  patch_ticket,         Route::in_statement},
-    {"GET",   "/api/v1/tickets/{ticketId}/comments", kRead,  list_ticket_comments, Route::in_statement},
-    {"POST",  "/api/v1/tickets/{ticketId}/comments", kWrite, create_comment,       Route::in_statement},
-    {"GET",   "/api/v1/csat",                       kRead,   list_csat,            Route::in_statement},
-    {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first},
-    {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first},
-    {"GET",   "/api/v1/changes",                    kExport, list_changes,         Route::resolved_first},
-    {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none},
-    {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none},
+    {"GET",   "/api/v1/customers",                  kRead,   list_customers,       Route::resolved_first, Route::request},
+    {"POST",  "/api/v1/customers",                  kWrite,  create_customer,      Route::in_statement,   Route::request},
+    {"GET",   "/api/v1/customers/{customerId}",     kRead,   get_customer,         Route::in_statement,   Route::request},
+    {"PATCH", "/api/v1/customers/{customerId}",     kWrite,  patch_customer,       Route::in_statement,   Route::request},
+    {"DELETE", "/api/v1/customers/{customerId}",    kErase,  delete_customer,      Route::in_statement,   Route::request},
+    {"POST",  "/api/v1/customers/{customerId}/merge", kWrite, merge_customer,      Route::in_statement,   Route::request},
+    {"GET",   "/api/v1/customers/{customerId}/export", kExport, export_customer,   Route::in_statement,   Route::stream},
+    {"GET",   "/api/v1/tickets",                    kRead,   list_tickets,         Route::resolved_first, Route::request},
+    {"POST",  "/api/v1/tickets",                    kWrite,  create_ticket,        Route::resolved_first, Route::request},
+    {"GET",   "/api/v1/tickets/{ticketId}",         kRead,   get_ticket,           Route::in_statement,   Route::request},
+    {"PATCH", "/api/v1/tickets/{ticketId}",         kWrite,  patch_ticket,         Route::in_statement,   Route::request},
+    {"GET",   "/api/v1/tickets/{ticketId}/comments", kRead,  list_ticket_comments, Route::in_statement,   Route::request},
+    {"POST",  "/api/v1/tickets/{ticketId}/comments", kWrite, create_comment,       Route::in_statement,   Route::request},
+    {"GET",   "/api/v1/csat",                       kRead,   list_csat,            Route::in_statement,   Route::request},
+    {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first, Route::request},
+    {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first, Route::stream},
+    {"GET",   "/api/v1/changes",                    kExport, list_changes,         Route::resolved_first, Route::request},
+    {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none,           Route::request},
+    {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none,           Route::request},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.
-    {"HEAD",  "/healthz",                           kNoKey,  healthz,              Route::none},
+    {"HEAD",  "/healthz",                           kNoKey,  healthz,              Route::none,           Route::request},
     // The pool's own state (extensions.md §E6); nginx lets only listed addresses reach them.
-    {"GET",   "/status",                            kNoKey,  get_pool_status,      Route::none},
-    {"GET",   "/metrics",                           kNoKey,  get_pool_metrics,     Route::none},
+    {"GET",   "/status",                            kNoKey,  get_pool_status,      Route::none,           Route::request},
+    {"GET",   "/metrics",                           kNoKey,  get_pool_metrics,     Route::none,           Route::request},
 };
 // clang-format on
 
@@ -91,6 +95,11 @@ std::vector<RouteName> route_names() {
 std::string_view route_label(std::size_t index) {
     constexpr std::size_t n = sizeof kRoutes / sizeof kRoutes[0];
     return index >= 1 && index <= n ? kRoutes[index - 1].pattern : std::string_view();
+}
+
+bool route_streams(std::size_t index) {
+    constexpr std::size_t n = sizeof kRoutes / sizeof kRoutes[0];
+    return index >= 1 && index <= n && kRoutes[index - 1].timer == Route::stream;
 }
 
 RouteMatch route(std::string_view method, std::string_view path) {

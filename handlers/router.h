@@ -24,4 +24,9 @@ std::vector<RouteName> route_names();
 // The pattern of a RouteMatch's label ("" for 0, no route): what /status and /metrics show.
 std::string_view route_label(std::size_t label);
 
+// Whether the route of a label is timed by stream-terminate-timeout rather than
+// request-terminate-timeout (the exports: false for 0, no route). The label is of the path,
+// whatever the method; every path with a streaming route has no other method.
+bool route_streams(std::size_t label);
+
 }  // namespace supportcrm

@@ -45,6 +45,13 @@ expect 78 '^supportcrm-fcgi: request-terminate-timeout: must be between 0 and 86
     --config "$tmp/good.conf" --request-terminate-timeout 86401
 expect 78 '^supportcrm-fcgi: slowlog-threshold: must be between 0 and 3600000' \
     --config "$tmp/good.conf" --slowlog-threshold 3600001
+# The exports' own timer: 30 s and 1800 s by default, never below the other routes'.
+expect 0 'request-terminate-timeout=30s stream-terminate-timeout=1800s' \
+    --config "$tmp/good.conf" --listen "$tmp/s.sock"
+expect 78 '^supportcrm-fcgi: stream-terminate-timeout: must be 0 \(off\) or at least request-terminate-timeout \(30\)' \
+    --config "$tmp/good.conf" --stream-terminate-timeout 29
+expect 78 '^supportcrm-fcgi: stream-terminate-timeout: must be between 0 and 86400' \
+    --config "$tmp/good.conf" --stream-terminate-timeout 86401
 expect 78 '^supportcrm-fcgi: slowlog-threshold: must be between 0 and 3600000' \
     --config "$tmp/good.conf" --slowlog-threshold -5
 # The default file: only checkable where it is not installed.

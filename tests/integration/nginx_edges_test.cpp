@@ -267,7 +267,8 @@ TEST(NginxEdges, ErrorPageUrisAskedForDirectlyAnswerTheirJsonError) {
 
 // large_client_header_buffers is 4 x 32k (nginx/supportcrm.conf): a longer request line is
 // 414, a longer header line 431; a path stays at most 8k (414 over it), so that nginx's one
-// FastCGI record of parameters (64 KiB) always holds the request line, the path and the headers.
+// FastCGI record of parameters (64 KiB) always holds the request line and the path (header lines
+// that together overflow it are 431 too, below).
 constexpr std::size_t kOverTheBuffer = 33 * 1024;
 
 TEST(NginxEdges, UriOverThirtyTwoKilobytesOrPathOverEightGetsJson414) {
@@ -292,6 +293,29 @@ TEST(NginxEdges, HeaderLineOverThirtyTwoKilobytesGetsJson431) {
     const RawReply r = raw_http(request("GET", "/api/v1/customers/1",
                                         "X-Padding: " + std::string(kOverTheBuffer, 'p') + "\r\n"));
     EXPECT_TRUE(is_json_error(r.response, 431, "header_too_large", "Request header too large"));
+}
+
+// Lines each under the buffer but together over the 64 KiB of nginx's one FastCGI record of
+// parameters: nginx never reaches the pool (its own HTML 500, "fastcgi request record is too
+// big") unless the snippet answers it like any oversized header, no key needed.
+std::string header_lines(int count, std::size_t value_bytes) {
+    std::string lines;
+    for (int i = 0; i < count; ++i) {
+        lines += "X-Padding-" + std::to_string(i) + ": " + std::string(value_bytes, 'p') + "\r\n";
+    }
+    return lines;
+}
+
+TEST(NginxEdges, HeadersOverTheFastcgiRecordTogetherGetJson431) {
+    for (const char* path : {"/api/v1/customers/1", "/api/v1/tickets?q=x", "/healthz"}) {
+        const RawReply r = raw_http(request("GET", path, header_lines(100, 1024)));
+        EXPECT_TRUE(is_json_error(r.response, 431, "header_too_large", "Request header too large"))
+            << path << ": " << r.raw.substr(0, 300);
+    }
+    // Under the record, as many lines reach the pool: its own answer (401: no key).
+    const RawReply under = raw_http(request("GET", "/api/v1/customers/1", header_lines(50, 1024)));
+    EXPECT_TRUE(is_json_error(under.response, 401, "missing_api_key", "API key is required"))
+        << under.raw.substr(0, 300);
 }
 
 TEST(NginxEdges, TraceGetsJson405OnEveryPath) {

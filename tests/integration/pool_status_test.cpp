@@ -1,6 +1,7 @@
 // GET /status and GET /metrics, the slow log and request-terminate-timeout (extensions.md §E6),
 // through nginx against the stack's pool. The stack's config (scripts/lib/stack.sh) sets
-// slowlog-threshold = 1000 ms and request-terminate-timeout = 6 s. A request is held in the
+// slowlog-threshold = 1000 ms, request-terminate-timeout = 6 s and, for the exports,
+// stream-terminate-timeout = 15 s. A request is held in the
 // database by a row lock taken from a second connection, never by a sleeping route.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -116,9 +117,10 @@ struct HeldComment {
     });
 };
 
-// One HTTP/1.0 GET from a chosen local address (bound before connect): what nginx sees as
-// $remote_addr. Returns the whole answer.
-std::string get_from(const std::string& local_address, const std::string& path) {
+// A TCP connection to SUPPORTCRM_BASE_URL from `local_address` (bound before connect: what
+// nginx sees as $remote_addr). A `receive_buffer` other than 0 is set before connect, so the
+// kernel never grows the window past it: a client that does not read takes little.
+int connect_to_base(const std::string& local_address, int receive_buffer = 0) {
     static const std::regex re(R"(^http://([0-9.]+):([0-9]+)/?$)");
     std::smatch m;
     const std::string& base = it::env().base_url;
@@ -133,25 +135,40 @@ std::string get_from(const std::string& local_address, const std::string& path) 
     to.sin_family = AF_INET;
     to.sin_port = htons(static_cast<uint16_t>(std::stoi(m[2])));
     inet_pton(AF_INET, std::string(m[1]).c_str(), &to.sin_addr);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0 ||
+    if (fd < 0 ||
+        (receive_buffer != 0 &&
+         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer) != 0) ||
+        bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0 ||
         connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
         if (fd >= 0) {
             close(fd);
         }
         throw std::runtime_error("cannot connect from " + local_address + " to " + base);
     }
-    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    return fd;
+}
+
+// What the server sends on `fd` until it closes, or until `idle_ms` pass without a byte.
+std::string read_to_close(int fd, int idle_ms) {
     std::string out;
-    char buf[8192];
+    char buf[65536];
     pollfd p{fd, POLLIN, 0};
-    while (poll(&p, 1, 10000) > 0) {
+    while (poll(&p, 1, idle_ms) > 0) {
         const ssize_t n = recv(fd, buf, sizeof buf, 0);
         if (n <= 0) {
             break;
         }
         out.append(buf, static_cast<std::size_t>(n));
     }
+    return out;
+}
+
+// One HTTP/1.0 GET from a chosen local address. Returns the whole answer.
+std::string get_from(const std::string& local_address, const std::string& path) {
+    const int fd = connect_to_base(local_address);
+    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    std::string out = read_to_close(fd, 10000);
     close(fd);
     return out;
 }
@@ -401,6 +418,123 @@ TEST(PoolStatus, ARequestPastTheTerminateTimeoutIsKilledWith503AndTheWorkerRepla
     it::Db db;
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {held.ticket}),
               0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The exports (issue 42, items 5 and 3): nginx buffers their answer, so a client that does not
+// read holds no worker; and their own timer, stream-terminate-timeout (the stack's: 15 s),
+// lets them outlive request-terminate-timeout (6 s) and still bounds them.
+
+constexpr char kExportRoute[] = "/api/v1/customers/{customerId}/export";
+
+// A customer and one ticket of it, and the path of the customer's export.
+struct ExportedCustomer {
+    it::tickets::World world = it::tickets::make_world();
+    std::string ticket = it::tickets::create_ticket_id(world);
+    std::string path = "/api/v1/customers/" + std::to_string(world.customer_id) + "/export";
+};
+
+// The pool's access log lines of complete answers to GET `path` (fcgi/worker.cpp log_access:
+// written once the last byte went to nginx).
+std::size_t exports_answered(const std::string& path) {
+    const std::string log = it::read_fcgi_log();
+    const std::string needle = "GET " + path + " 200 ";
+    std::size_t count = 0;
+    for (std::size_t at = log.find(needle); at != std::string::npos;
+         at = log.find(needle, at + 1)) {
+        ++count;
+    }
+    return count;
+}
+
+// The issue's case: clients that open a big customer export (here ~24 MB: 18,000 comments of
+// 1000 bytes, far over what the sockets between worker, nginx and client hold) and never read.
+// Each worker must still finish its export at its own speed (into nginx's temp file) and be
+// free for the others' requests; before, it waited on the client until the terminate timer
+// killed it.
+TEST(PoolStatus, ClientsThatNeverReadABigExportHoldNoWorker) {
+    const it::OneHostOnly one_pool;
+    const unsigned readers = std::max(2U, config_value("workers"));
+    const ExportedCustomer big;
+    it::Db().execute(
+        "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, to_emails, "
+        "tags, created_at) SELECT ?, REPEAT('x', 1000), '2026-01-01' + INTERVAL seq SECOND, "
+        "'Mail', 0, '[]', '[]', UTC_TIMESTAMP(3) FROM seq_1_to_18000",
+        {big.ticket});
+    const double terminated_before =
+        metric_sample(metrics(), "supportcrm_requests_terminated_total");
+    std::string request = "GET " + big.path + " HTTP/1.1\r\nHost: localhost\r\n";
+    for (const auto& [name, value] : it::key_header(big.world.shop)) {
+        request += name + ": " + value + "\r\n";
+    }
+    request += "Connection: close\r\n\r\n";
+    std::vector<int> idle;
+    for (unsigned i = 0; i < readers; ++i) {
+        idle.push_back(connect_to_base("127.0.0.1", 16 * 1024));
+        ASSERT_EQ(send(idle.back(), request.data(), request.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(request.size()));
+    }
+    // Every export written to its end while no client has read a byte.
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (exports_answered(big.path) < readers && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(exports_answered(big.path), readers) << "workers still wait on clients not reading";
+    // The pool answers the others at once, the idle clients still connected.
+    const auto asked = Clock::now();
+    EXPECT_EQ(http("GET", "/healthz").status, 200);
+    EXPECT_TRUE(it::is_success(
+        it::get("/api/v1/customers/" + std::to_string(big.world.customer_id), big.world.shop),
+        200));
+    EXPECT_LT(Clock::now() - asked, std::chrono::seconds(3));
+    EXPECT_EQ(metric_sample(metrics(), "supportcrm_requests_terminated_total"), terminated_before);
+    // A client that reads after all gets the whole answer, from nginx's file: every comment
+    // and the final chunk.
+    const std::string answer = read_to_close(idle.front(), 30000);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0U) << answer.substr(0, 300);
+    EXPECT_GT(answer.size(), 18000U * 1000U);
+    EXPECT_TRUE(answer.size() >= 7 && answer.compare(answer.size() - 7, 7, "\r\n0\r\n\r\n") == 0)
+        << "the answer is cut: " << answer.size() << " bytes";
+    for (const int fd : idle) {
+        close(fd);
+    }
+}
+
+// An export held in the database (its read of the surveys waits for a table lock) is not cut by
+// request-terminate-timeout, and is by its own stream-terminate-timeout.
+TEST(PoolStatus, AnExportIsTimedByStreamTerminateTimeoutNotRequestTerminateTimeout) {
+    const it::OneHostOnly one_pool;
+    const unsigned request_s = config_value("request-terminate-timeout");
+    const unsigned stream_s = config_value("stream-terminate-timeout");
+    ASSERT_GT(stream_s, request_s + 2);
+    const ExportedCustomer held;
+    it::Db lock;
+    lock.execute("LOCK TABLES surveys WRITE", {});
+    const auto started = Clock::now();
+    std::future<HttpResponse> answer = std::async(std::launch::async, [&held] {
+        return it::http_unchecked("GET", held.path, it::key_header(held.world.shop));
+    });
+    // Busy 2 s past the other routes' timer: request-terminate-timeout did not kill it.
+    const Json::Value busy =
+        wait_for_busy(kExportRoute, (request_s + 2) * 1000L, std::chrono::seconds(request_s + 10));
+    ASSERT_TRUE(busy.isObject()) << "no export stayed busy past request-terminate-timeout";
+    const std::string pid = std::to_string(busy["pid"].asInt64());
+    // Its own timer kills it.
+    const HttpResponse r = answer.get();
+    const auto waited = Clock::now() - started;
+    lock.execute("UNLOCK TABLES", {});
+    EXPECT_TRUE(it::is_error(r, 503, "unavailable", "Service temporarily unavailable"))
+        << r.describe();
+    EXPECT_GE(waited, std::chrono::seconds(stream_s));
+    EXPECT_LT(waited, std::chrono::seconds(stream_s + 5)) << "killed late";
+    ASSERT_TRUE(it::wait_for_log("slow request terminated: worker pid=" + pid));
+    const std::string log = it::read_fcgi_log();
+    const std::size_t at = log.find("slow request terminated: worker pid=" + pid);
+    const std::string line = log.substr(at, log.find('\n', at) - at);
+    EXPECT_NE(line.find(std::string("GET ") + kExportRoute), std::string::npos) << line;
+    EXPECT_NE(line.find("exceeded stream-terminate-timeout (" + std::to_string(stream_s) + "s)"),
+              std::string::npos)
+        << line;
 }
 
 TEST(PoolStatus, OnlyListedAddressesReachStatusAndMetrics) {

@@ -207,6 +207,28 @@ TEST(ConfigValidation, WebhookRetentionDefaultsTo30DaysAndMustCoverTheRetryWindo
     }
 }
 
+// The exports' own terminate timer: longer than the other routes' by default, never shorter
+// (0, off, is the longest).
+TEST(ConfigValidation, StreamTerminateTimeoutIsOffOrAtLeastTheRequestTimeout) {
+    TempFile file("");
+    const Config defaults = load_file(file);
+    EXPECT_EQ(defaults.request_terminate_timeout, 30u);
+    EXPECT_EQ(defaults.stream_terminate_timeout, 1800u);
+    const Config set =
+        load_file(file, {"--request-terminate-timeout", "6", "--stream-terminate-timeout", "6"});
+    EXPECT_EQ(set.stream_terminate_timeout, 6u);
+    EXPECT_EQ(load_file(file, {"--stream-terminate-timeout", "0"}).stream_terminate_timeout, 0u);
+    EXPECT_EQ(
+        load_file(file, {"--request-terminate-timeout", "0", "--stream-terminate-timeout", "5"})
+            .stream_terminate_timeout,
+        5u);
+    EXPECT_EQ(error_of({"--config", file.path(), "--stream-terminate-timeout", "29"}),
+              "stream-terminate-timeout: must be 0 (off) or at least request-terminate-timeout "
+              "(30)");
+    EXPECT_EQ(error_of({"--config", file.path(), "--stream-terminate-timeout", "86401"}),
+              "stream-terminate-timeout: must be between 0 and 86400 (seconds)");
+}
+
 // conf.d/*.conf beside the config file (common/config.h): read after it, in lexical order, with
 // the same keys and checks.
 class ConfigDir {

@@ -42,5 +42,23 @@ TEST(RouteScopeTest, TheMatchCarriesTheRoutesScope) {
     EXPECT_EQ(route("GET", "/healthz").scope, 0u);
 }
 
+// The master times the exports by stream-terminate-timeout (fcgi/master.cpp), every other
+// route by request-terminate-timeout; the scoreboard gives it a route's label (1 + the table
+// position of the first route of the path, route()).
+TEST(RouteScopeTest, OnlyTheExportsAreTimedAsStreams) {
+    for (const RouteName& r : route_names()) {
+        const std::size_t label = route(r.method, r.pattern).label;
+        const bool is_export =
+            r.pattern.size() >= 7 && r.pattern.substr(r.pattern.size() - 7) == "/export";
+        EXPECT_EQ(route_streams(label), is_export) << r.method << " " << r.pattern;
+    }
+    EXPECT_TRUE(route_streams(route("GET", "/api/v1/customers/7/export").label));
+    EXPECT_TRUE(route_streams(route("GET", "/api/v1/csat/export").label));
+    EXPECT_FALSE(route_streams(route("GET", "/api/v1/customers/7").label));
+    EXPECT_FALSE(route_streams(route("GET", "/api/v1/changes").label));
+    EXPECT_FALSE(route_streams(0));  // no route
+    EXPECT_FALSE(route_streams(route_names().size() + 1));
+}
+
 }  // namespace
 }  // namespace supportcrm
