@@ -10,8 +10,9 @@
 -- each batch's words rewritten and its progress (done_through, the last id done) committed
 -- together. So a migrate cut short (a crash, a lost connection, Ctrl-C) loses at most one
 -- batch and the next migrate goes on from done_through; a batch done twice writes the same
--- rows. The service keeps serving meanwhile: a batch locks only its own tickets (customers),
--- for the batch's milliseconds (docs/operations.md, "4. Schema").
+-- rows. The service keeps serving meanwhile: a batch locks only its own 200 tickets
+-- (customers), for the batch's ~80 ms, and writes only the rows that change (docs/operations.md,
+-- "4. Schema").
 --
 -- A later change of the rule resets the rows (UPDATE search_reindex SET done_through = 0,
 -- finished_at = NULL) and the same step runs again.

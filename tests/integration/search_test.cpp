@@ -920,10 +920,17 @@ TEST(Search, TheMigrationsBackfillAgreesWithTheService) {
     const std::string text = it::read_file(std::string(SUPPORTCRM_SQL_DIR) + "/012_search.sql");
     it::Db db;
     int inserts = 0;
+    // Each statement over this test's rows only (`c` is the ticket, or the customer, of each):
+    // the old rule's words in every ticket of the database would be words no service writes
+    // since v1.3 (an NFD e\u0301cole as "cole"), for the tests that follow to meet.
     for (size_t at = 0; (at = text.find("\nINSERT IGNORE", at)) != std::string::npos; ++at) {
         const size_t end = text.find(";\n", at);
         ASSERT_NE(end, std::string::npos);
-        ASSERT_EQ(db.execute(text.substr(at + 1, end - at - 1), {}), 0);
+        constexpr std::string_view kCustomers = "INSERT IGNORE INTO customer_words";
+        const bool customers = text.compare(at + 1, kCustomers.size(), kCustomers) == 0;
+        ASSERT_EQ(db.execute(text.substr(at + 1, end - at - 1) + " AND c.id = ?",
+                             {customers ? std::to_string(w.customer_id) : t}),
+                  0);
         ++inserts;
     }
     EXPECT_EQ(inserts, 3) << "the migration changed: update this test";
