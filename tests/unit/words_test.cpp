@@ -132,7 +132,8 @@ TEST(Words, FoldingInPiecesIsFoldingTheWholeText) {
     const std::vector<std::string> parts = {
         "a",  "E",      "<",      "=",      " ",      "\u0301", "\u0338", "ß",      "ﬁ",
         "Ａ", "\u00ad", "İ",      "Σ",      "ς",      "1",      "²",      "e",      "\u0308",
-        "-",  "\u1100", "\u1161", "\u11a8", "\u00e9", "\u0327", "C",      "\u200d", "ǅ"};
+        "-",  "\u1100", "\u1161", "\u11a8", "\u00e9", "\u0327", "C",      "\u200d", "ǅ",
+        "µ",  "½",      "\u00a0", "ä",      "Ω",      "\u0345", "ά",      "ё",      "ة"};
     unsigned seed = 42;
     for (int round = 0; round < 5000; ++round) {
         std::string text;
