@@ -54,13 +54,18 @@ std::string one_line(const std::function<void(JsonWriter&)>& fill) {
 }
 
 std::string migrate(Db& db, const Config& config) {
-    std::vector<std::string> applied = apply_migrations(db, config.migrations_dir);
+    const MigrateResult done = apply_migrations(db, config.migrations_dir);
     return one_line([&](JsonWriter& w) {
         w.key("applied").begin_array();
-        for (const std::string& name : applied) {
+        for (const std::string& name : done.applied) {
             w.string(name);
         }
         w.end_array();
+        w.key("reindexed")
+            .begin_object()
+            .field("tickets", done.reindexed.tickets)
+            .field("customers", done.reindexed.customers)
+            .end_object();
     });
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "db/db.h"
+#include "db/search_reindex.h"
 
 namespace supportcrm {
 
@@ -22,8 +23,14 @@ std::vector<Migration> list_migrations(const std::string& dir);
 // Splits a migration into statements at semicolons outside quotes and comments.
 std::vector<std::string> split_sql(const std::string& script);
 
-// Applies the migrations not yet recorded; returns their names. Serialized across concurrent
-// runs with a named lock.
-std::vector<std::string> apply_migrations(Db& db, const std::string& dir);
+struct MigrateResult {
+    std::vector<std::string> applied;  // the migrations' names
+    ReindexTotals reindexed;
+};
+
+// Applies the migrations not yet recorded, then the work they leave to C++ that is not done
+// yet (sql/018's re-index: db/search_reindex.h). Serialized across concurrent runs with a
+// named lock.
+MigrateResult apply_migrations(Db& db, const std::string& dir);
 
 }  // namespace supportcrm

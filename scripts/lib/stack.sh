@@ -39,6 +39,7 @@ SUPPORTCRM_BUILD_PACKAGES=(
     build-essential cmake pkg-config
     libfcgi-dev libjsoncpp-dev libmysqlcppconn-dev libboost-program-options-dev
     libssl-dev libcurl4-openssl-dev libsystemd-dev
+    libicu-dev           # ICU's NFKC_Casefold: E10's words (common/words.cpp)
     python3 python3-yaml # tools/openapi/embed.py, run by the build
     tzdata               # /usr/share/zoneinfo: CSAT's tz (extensions.md E4), its unit tests
 )

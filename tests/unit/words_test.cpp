@@ -1,11 +1,12 @@
-// extensions.md §E10's words: maximal runs of Unicode letters and digits, case-folded beyond
-// ASCII, 3 characters or more; and the query rules of GET /api/v1/tickets and /customers (E10's
-// filters, their messages, the cursor scope they give).
+// extensions.md §E10's words: maximal runs of Unicode letters, marks and digits after
+// NFKC_Casefold, 3 characters or more; and the query rules of GET /api/v1/tickets and /customers
+// (E10's filters, their messages, the cursor scope they give).
 #include "common/words.h"
 
 #include <gtest/gtest.h>
-#include <locale.h>
-#include <wctype.h>
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
 
 #include "api/list_query.h"
 
@@ -26,26 +27,122 @@ TEST(Words, CaseFoldingGoesBeyondAscii) {
     EXPECT_EQ(words::split("MÜLLER Müller müller"), (Words{"müller", "müller", "müller"}));
     EXPECT_EQ(words::split("ΟΔΟΣ οδος οδοσ"), (Words{"οδοσ", "οδοσ", "οδοσ"}))
         << "final sigma folds like sigma";
-    EXPECT_EQ(words::split("ПРИВЕТ ǄEMAL"), (Words{"привет", "ǆemal"}));
-    EXPECT_EQ(words::split("中文字 ٣٤٥ 𝐀𝐁𝐂"), (Words{"中文字", "٣٤٥", "𝐀𝐁𝐂"}))
-        << "letters and digits of every script and plane";
-    EXPECT_EQ(words::split("x²y ½ab"), (Words{})) << "² and ½ are not digits: x, y, ab";
+    EXPECT_EQ(words::split("ΣΊΣΥΦΟΣ σίσυφος"), (Words{"σίσυφοσ", "σίσυφοσ"}));
+    EXPECT_EQ(words::split("ПРИВЕТ ǄEMAL"), (Words{"привет", "džemal"})) << "Ǆ is D and Ž";
+    EXPECT_EQ(words::split("中文字 ٣٤٥ 𝐀𝐁𝐂"), (Words{"中文字", "٣٤٥", "abc"}))
+        << "letters and digits of every script and plane; 𝐀 is A";
+    EXPECT_EQ(words::split("x²y ½ab ⑴⑵"), (Words{"x2y", "2ab"}))
+        << "NFKC: ² is 2, ½ is 1⁄2 (⁄ a symbol), ⑴ is (1)";
 }
 
-// split() decides ASCII without the locale's tables: the same as C.UTF-8's classes and folding.
-TEST(Words, AsciiIsWhatTheUtf8LocaleSays) {
-    const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
-    ASSERT_NE(loc, static_cast<locale_t>(0));
+// extensions.md §E10 v1.3: the words of the text after NFKC_Casefold.
+TEST(Words, NfkcCasefoldMakesEquivalentSpellingsOneWord) {
+    EXPECT_EQ(words::split("e\u0301cole \u00e9cole \u00c9COLE E\u0301COLE"),
+              (Words{"\u00e9cole", "\u00e9cole", "\u00e9cole", "\u00e9cole"}))
+        << "NFD and NFC, either case";
+    EXPECT_EQ(words::split("STRASSE straße Straße GROẞ"),
+              (Words{"strasse", "strasse", "strasse", "gross"}))
+        << "full case folding: ß and ẞ are ss";
+    EXPECT_EQ(words::split("ﬁnance ﬃx"), (Words{"finance", "ffix"})) << "ligatures";
+    EXPECT_EQ(words::split("ＡＢＣ１２３ ｶﾀｶﾅ Ⅻ"), (Words{"abc123", "カタカナ", "xii"}))
+        << "full-width, half-width and roman numerals";
+    EXPECT_EQ(words::split("co\u00adoperate zero\u200bwidth"), (Words{"cooperate", "zerowidth"}))
+        << "default ignorables (soft hyphen, zero width space) fold to nothing";
+    EXPECT_EQ(words::split("nai\u0308ve q\u0301xy"), (Words{"na\u00efve", "q\u0301xy"}))
+        << "marks are word characters, composed or not";
+    EXPECT_EQ(words::split("a<\u0338b a=\u0338b"), Words{}) << "<+U+0338 composes to ≮, a symbol";
+}
+
+// No Turkish tailoring: Unicode's default folding, the same for every shop.
+TEST(Words, DottedCapitalIFoldsToIAndCombiningDot) {
+    EXPECT_EQ(words::split("İSTANBUL"), Words{"i\u0307stanbul"});
+    EXPECT_EQ(words::split("ISTANBUL istanbul"), (Words{"istanbul", "istanbul"}));
+    EXPECT_EQ(words::split("ıstanbul"), Words{"ıstanbul"}) << "dotless ı stays itself";
+    EXPECT_EQ(words::query("İstanbul"), words::query("i\u0307stanbul"));
+}
+
+// kMinWord and kMaxWord count code points of the folded text.
+TEST(Words, LengthsAreCodePointsOfTheFoldedText) {
+    EXPECT_EQ(words::split("e\u0301t e\u0301te"), Words{"\u00e9te"})
+        << "NFD e\u0301t is 3 code points, folded 2";
+    EXPECT_EQ(words::split("ﬁx"), Words{"fix"}) << "ﬁx is 2 code points, folded 3";
+    const std::string nfd = std::string(words::kMaxWord, 'e') + "\u0301zzz";
+    EXPECT_EQ(words::split(nfd), Words{std::string(words::kMaxWord - 1, 'e') + "\u00e9"})
+        << "the 64th e composes with its accent, then the cut";
+    const Words cut = words::split(std::string(words::kMaxWord - 1, 'a') + "\u00e9\u00e9");
+    ASSERT_EQ(cut.size(), 1u);
+    EXPECT_EQ(cut[0], std::string(words::kMaxWord - 1, 'a') + "\u00e9")
+        << "cut at code points, never inside one";
+}
+
+// Every ASCII character has a normalization boundary before it (what lets split() fold ASCII
+// that only ASCII follows without ICU), and that path says what ICU says.
+TEST(Words, AsciiIsWhatIcuSays) {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::Normalizer2* n = icu::Normalizer2::getNFKCCasefoldInstance(status);
+    ASSERT_TRUE(U_SUCCESS(status));
     for (int c = 1; c < 0x80; ++c) {
-        const auto wc = static_cast<wint_t>(c);
+        EXPECT_TRUE(n->hasBoundaryBefore(c)) << c;
         Words expected;
-        if (iswalnum_l(wc, loc)) {
-            expected.push_back(
-                std::string(3, static_cast<char>(towlower_l(towupper_l(wc, loc), loc))));
+        if (u_isalpha(c) || u_isdigit(c)) {
+            expected.push_back(std::string(3, static_cast<char>(u_foldCase(c, 0))));
         }
         EXPECT_EQ(words::split(std::string(3, static_cast<char>(c))), expected) << c;
     }
-    freelocale(loc);
+}
+
+namespace {
+
+// split()'s rule written plainly: NFKC_Casefold of the whole text, then the runs of L*, M*,
+// Nd, kMinWord to kMaxWord code points (for well-formed text).
+Words reference_split(const std::string& s) {
+    UErrorCode status = U_ZERO_ERROR;
+    const icu::Normalizer2* n = icu::Normalizer2::getNFKCCasefoldInstance(status);
+    const icu::UnicodeString folded = n->normalize(icu::UnicodeString::fromUTF8(s), status);
+    Words out;
+    icu::UnicodeString word;
+    std::int32_t chars = 0;
+    auto finish = [&] {
+        if (chars >= static_cast<std::int32_t>(words::kMinWord)) {
+            out.emplace_back();
+            word.toUTF8String(out.back());
+        }
+        word.remove();
+        chars = 0;
+    };
+    for (std::int32_t i = 0; i < folded.length(); i = folded.moveIndex32(i, 1)) {
+        const UChar32 c = folded.char32At(i);
+        if ((U_GET_GC_MASK(c) & (U_GC_L_MASK | U_GC_M_MASK | U_GC_ND_MASK)) == 0) {
+            finish();
+            continue;
+        }
+        if (chars++ < static_cast<std::int32_t>(words::kMaxWord)) {
+            word.append(c);
+        }
+    }
+    finish();
+    return out;
+}
+
+}  // namespace
+
+// split() folds the text in pieces (ASCII alone, the rest with ICU): the same words as the
+// whole text folded at once, for texts made of the pieces that compose, decompose or vanish.
+TEST(Words, FoldingInPiecesIsFoldingTheWholeText) {
+    const std::vector<std::string> parts = {
+        "a",  "E",      "<",      "=",      " ",      "\u0301", "\u0338", "ß",      "ﬁ",
+        "Ａ", "\u00ad", "İ",      "Σ",      "ς",      "1",      "²",      "e",      "\u0308",
+        "-",  "\u1100", "\u1161", "\u11a8", "\u00e9", "\u0327", "C",      "\u200d", "ǅ",
+        "µ",  "½",      "\u00a0", "ä",      "Ω",      "\u0345", "ά",      "ё",      "ة"};
+    unsigned seed = 42;
+    for (int round = 0; round < 5000; ++round) {
+        std::string text;
+        for (int k = round % 16; k >= 0; --k) {
+            seed = seed * 1103515245u + 12345u;
+            text += parts[(seed >> 16) % parts.size()];
+        }
+        ASSERT_EQ(words::split(text), reference_split(text)) << text;
+    }
 }
 
 TEST(Words, InvalidUtf8SeparatesAndLongWordsAreCut) {
@@ -53,6 +150,16 @@ TEST(Words, InvalidUtf8SeparatesAndLongWordsAreCut) {
                            "def\xc3"
                            "ghi\xed\xa0\x80jkl"),
               (Words{"abc", "def", "ghi", "jkl"}));
+    EXPECT_EQ(words::split("ab\xff"
+                           "cd ab\xef\xbf\xbd"
+                           "cd"),
+              Words{})
+        << "neither an ill-formed byte nor U+FFFD joins words";
+    EXPECT_EQ(words::split("über\xc3"), Words{"über"}) << "a sequence cut short at the end";
+    EXPECT_EQ(words::split("cole\xff\xcc\x81"
+                           "cole"),
+              (Words{"cole", "\u0301cole"}))
+        << "nothing composes across an ill-formed byte";
     const Words cut = words::split(std::string(100, 'A') + " zzz");
     ASSERT_EQ(cut.size(), 2u);
     EXPECT_EQ(cut[0], std::string(words::kMaxWord, 'a'));
