@@ -69,6 +69,28 @@ std::string migrate(Db& db, const Config& config) {
     });
 }
 
+// migrate --status: applied (with when) and pending migrations; changes nothing. A deploy
+// script checks "pending" is empty before it reloads the service.
+std::string migrate_status(Db& db, const Config& config) {
+    const MigrationStatus status = migration_status(db, config.migrations_dir);
+    return one_line([&](JsonWriter& w) {
+        w.key("applied").begin_array();
+        for (const AppliedMigration& m : status.applied) {
+            w.begin_object()
+                .field("version", m.version)
+                .field("name", m.name)
+                .field("appliedAt", m.applied_at)
+                .end_object();
+        }
+        w.end_array();
+        w.key("pending").begin_array();
+        for (const Migration& m : status.pending) {
+            w.string(m.name);
+        }
+        w.end_array();
+    });
+}
+
 std::string brand_create(Db& db, const std::vector<std::string>& flags) {
     po::options_description d;
     d.add_options()("name", po::value<std::string>()->required());
@@ -394,7 +416,7 @@ std::string webhook_deliveries_list(Db& db, const std::vector<std::string>& flag
 std::string usage() {
     return "usage: supportcrm-admin [--config FILE] [--key value ...] COMMAND\n"
            "commands:\n"
-           "  migrate\n"
+           "  migrate [--status]\n"
            "  brand create --name N\n"
            "  shop create --domain D [--brand-id B]\n"
            "  shop delete --domain D\n"
@@ -418,6 +440,9 @@ std::string run_command(const Config& config, const std::vector<std::string>& ar
     db.connect();
     if (args[0] == "migrate" && args.size() == 1) {
         return migrate(db, config);
+    }
+    if (args[0] == "migrate" && args.size() == 2 && args[1] == "--status") {
+        return migrate_status(db, config);
     }
     if (args.size() < 2) {
         throw UsageError("unknown command: " + args[0]);

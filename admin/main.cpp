@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "admin/commands.h"
+#include "common/build_info.h"
 #include "db/admin_repo.h"
 
 namespace po = boost::program_options;
@@ -10,6 +11,7 @@ using namespace supportcrm;
 int main(int argc, char** argv) {
     po::options_description options("supportcrm-admin options");
     options.add_options()("help,h", "show this help and exit")(
+        "version", "print the version and git revision and exit")(
         "config,c", po::value<std::string>()->default_value(SUPPORTCRM_CONFIG_FILE),
         "config file (INI)");
     options.add(config_options());
@@ -26,6 +28,10 @@ int main(int argc, char** argv) {
     } catch (const po::error& e) {
         std::cerr << "supportcrm-admin: " << e.what() << "\n";
         return 2;
+    }
+    if (command_line.count("version")) {
+        std::cout << "supportcrm-admin " << build_info::describe() << "\n";
+        return 0;
     }
     if (command_line.count("help") || command.empty()) {
         std::cout << admin::usage() << "\n" << options << "\n";

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "common/build_info.h"
+
 #ifdef SUPPORTCRM_HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
@@ -23,7 +25,7 @@ std::optional<int> start(int argc, char** argv, const Program& program,
         return 0;
     }
     if (command_line.count("version")) {
-        std::cout << program.name << " " << SUPPORTCRM_VERSION << "\n";
+        std::cout << program.name << " " << build_info::describe() << "\n";
         return 0;
     }
     const bool test_only = command_line.count("test-config") > 0;

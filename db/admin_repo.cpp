@@ -158,6 +158,32 @@ std::vector<KeyRow> keys_of_shop(Db& db, const std::string& shop_domain) {
     });
 }
 
+namespace {
+
+// A key is rotated once, while it lives: a second rotation of it would leave two live
+// successors, and a revoked or expired key has nothing left to hand over.
+void refuse_rotation(Db& db, std::uint64_t key_id, const KeyRow& old, std::int64_t now) {
+    const std::string key = "key " + std::to_string(key_id);
+    if (old.revoked) {
+        throw AdminError(key + " is revoked: create a new one");
+    }
+    if (old.terms.expires_ms && *old.terms.expires_ms <= now) {
+        throw AdminError(key + " has expired: create a new one");
+    }
+    std::optional<std::uint64_t> successor = db.run(
+        Stmt::key_successor, [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
+            st.setUInt64(1, key_id);
+            ResultSetPtr rs(st.executeQuery());
+            return rs->next() ? std::optional<std::uint64_t>(rs->getUInt64(1)) : std::nullopt;
+        });
+    if (successor) {
+        throw AdminError(key + " was rotated already: its successor is key " +
+                         std::to_string(*successor) + " (rotate that one)");
+    }
+}
+
+}  // namespace
+
 RotatedKey rotate_key(Db& db, std::uint64_t key_id, std::int64_t overlap_ms) {
     Transaction tx(db);
     std::uint64_t shop_id = 0;
@@ -174,18 +200,16 @@ RotatedKey rotate_key(Db& db, std::uint64_t key_id, std::int64_t overlap_ms) {
     if (!old) {
         throw AdminError("no key with id " + std::to_string(key_id));
     }
-    if (old->revoked) {
-        throw AdminError("key " + std::to_string(key_id) + " is revoked: create a new one");
-    }
-    RotatedKey out;
     const std::int64_t now = timeutil::now_ms();
+    refuse_rotation(db, key_id, *old, now);
+    RotatedKey out;
     out.old_expires_ms = now + overlap_ms;
     if (old->terms.expires_ms && *old->terms.expires_ms < out.old_expires_ms) {
-        out.old_expires_ms = std::max(now, *old->terms.expires_ms);  // never later than it was
+        out.old_expires_ms = *old->terms.expires_ms;  // never later than it was
     }
-    NewKeyTerms terms = old->terms;
-    terms.expires_ms.reset();  // the successor's own life starts now
-    out.key = insert_key(db, shop_id, terms, key_id);
+    // The successor keeps every term, its expiry too: a rotation changes the secret, not what
+    // the key may do or for how long (issue 43: an --expires key's successor never expired).
+    out.key = insert_key(db, shop_id, old->terms, key_id);
     db.run(Stmt::key_set_expiry, [&](sql::PreparedStatement& st) {
         st.setString(1, timeutil::format_db(out.old_expires_ms));
         st.setUInt64(2, key_id);

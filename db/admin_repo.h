@@ -52,9 +52,10 @@ struct KeyRow {
 };
 std::vector<KeyRow> keys_of_shop(Db& db, const std::string& shop_domain);
 
-// key rotate: a new key with the old one's label, scopes and rate; the old one expires at
-// the end of the overlap (or earlier, when it was to expire before). AdminError for an
-// unknown or revoked key.
+// key rotate: a new key with the old one's terms (label, scopes, rate and expiry); the old one
+// expires at the end of the overlap (or earlier, when it was to expire before). A key is
+// replaced at most once: AdminError for an unknown, revoked or expired key, and for one that
+// has a live successor already.
 struct RotatedKey {
     CreatedKey key;
     std::int64_t old_expires_ms = 0;

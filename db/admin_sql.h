@@ -37,6 +37,13 @@ namespace sql_text {
     /* key rotate: the old key, locked until its successor is made and its expiry set. */         \
     S(key_for_rotation,                                                                            \
       "SELECT " SUPPORTCRM_KEY_ROW_COLUMNS ", k.shop_id FROM api_keys k WHERE k.id = ? FOR UPDATE") \
+    /* key rotate replaces a key at most once: its live successor, if it has one. Read after */ \
+    /* key_for_rotation's lock on the old key, the transaction's first plain read: its snapshot */ \
+    /* starts after a concurrent rotation of the same key committed (on Galera the two meet at */  \
+    /* certification, both writing the old key's row). Not a locking read: api_keys has no */      \
+    /* index on replaces_id, and a locking scan would hold every key's row (lastUsedAt). */       \
+    S(key_successor,                                                                               \
+      "SELECT id FROM api_keys WHERE replaces_id = ? AND revoked_at IS NULL LIMIT 1")             \
     S(key_set_expiry, "UPDATE api_keys SET expires_at = ? WHERE id = ?")                           \
     S(key_by_id, "SELECT id, revoked_at IS NOT NULL FROM api_keys WHERE id = ?")                   \
     S(key_revoke, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")        \

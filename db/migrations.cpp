@@ -108,6 +108,29 @@ std::set<int> applied_versions(sql::Connection& con) {
     return out;
 }
 
+constexpr int kErNoSuchTable = 1146;
+
+// The recorded migrations, in version order; none when schema_migrations does not exist yet.
+std::vector<AppliedMigration> recorded_migrations(sql::Connection& con) {
+    std::vector<AppliedMigration> out;
+    try {
+        std::unique_ptr<sql::Statement> st(con.createStatement());
+        ResultSetPtr rs(st->executeQuery(
+            "SELECT version, name, DATE_FORMAT(applied_at, '%Y-%m-%d %H:%i:%s.%f') "
+            "FROM schema_migrations ORDER BY version"));
+        while (rs->next()) {
+            std::string at = rs->getString(3);
+            at.resize(std::min<std::size_t>(at.size(), 23));  // milliseconds, as recorded
+            out.push_back({rs->getInt(1), rs->getString(2), at});
+        }
+    } catch (const sql::SQLException& e) {
+        if (e.getErrorCode() != kErNoSuchTable) {
+            throw;
+        }
+    }
+    return out;
+}
+
 // Serializes concurrent `migrate` runs (two deploy hosts, say) on one database.
 class MigrationLock {
   public:
@@ -130,6 +153,26 @@ class MigrationLock {
 };
 
 }  // namespace
+
+MigrationStatus migration_status(Db& db, const std::string& dir) {
+    MigrationStatus out;
+    try {
+        out.applied = recorded_migrations(db.connection());
+    } catch (const sql::SQLException& e) {
+        throw std::runtime_error(std::string("reading schema_migrations failed: ") + e.what() +
+                                 " (code " + std::to_string(e.getErrorCode()) + ")");
+    }
+    std::set<int> done;
+    for (const AppliedMigration& m : out.applied) {
+        done.insert(m.version);
+    }
+    for (Migration& m : list_migrations(dir)) {
+        if (!done.count(m.version)) {
+            out.pending.push_back(std::move(m));
+        }
+    }
+    return out;
+}
 
 MigrateResult apply_migrations(Db& db, const std::string& dir) {
     std::vector<Migration> migrations = list_migrations(dir);

@@ -28,6 +28,19 @@ struct MigrateResult {
     ReindexTotals reindexed;
 };
 
+// `supportcrm-admin migrate --status`: what schema_migrations records (none on a database never
+// migrated) and the files of dir it does not, in version order. Reads only.
+struct AppliedMigration {
+    int version = 0;
+    std::string name;
+    std::string applied_at;  // as recorded, "YYYY-MM-DD HH:MM:SS.mmm" UTC
+};
+struct MigrationStatus {
+    std::vector<AppliedMigration> applied;
+    std::vector<Migration> pending;
+};
+MigrationStatus migration_status(Db& db, const std::string& dir);
+
 // Applies the migrations not yet recorded, then the work they leave to C++ that is not done
 // yet (sql/018's re-index: db/search_reindex.h). Serialized across concurrent runs with a
 // named lock.

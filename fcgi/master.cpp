@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/build_info.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/scoreboard.h"
@@ -124,7 +125,7 @@ class Master {
         // the race for a connection go back to waiting instead of blocking in accept(2).
         fcntl(socket_.fd(), F_SETFL, fcntl(socket_.fd(), F_GETFL) | O_NONBLOCK);
         if (start_.handover) {
-            log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " re-executed from " +
+            log::info("supportcrm-fcgi " + build_info::describe() + " re-executed from " +
                       executable_path() + ", listening on " + socket_.description() + "; " +
                       std::to_string(children_.count()) + " workers and " +
                       std::to_string(parking_.count()) + " parked connections handed over");
@@ -137,7 +138,7 @@ class Master {
             }
             log::info("reloading: " + describe(config_));
         } else {
-            log::info(std::string("supportcrm-fcgi ") + SUPPORTCRM_VERSION + " listening on " +
+            log::info("supportcrm-fcgi " + build_info::describe() + " listening on " +
                       socket_.description() + " " + describe(config_));
         }
         begin_pool();

@@ -14,6 +14,7 @@
 
 #include "api/api_error.h"
 #include "api/handler.h"
+#include "common/build_info.h"
 #include "common/log.h"
 #include "common/scoreboard.h"
 #include "db/webhook_repo.h"
@@ -98,6 +99,19 @@ void duration_histogram(std::string& out, const PoolView& v) {
     }
 }
 
+// The Prometheus idiom for "what runs": a constant 1 whose labels name the build, so that a
+// query can join it to any other series of the instance.
+void build_info_series(std::string& out) {
+    family(out, "supportcrm_build_info", "gauge",
+           "The build this pool runs: its version and git revision (always 1).");
+    // Both are made of letters, digits and .+~:- (tools/build_info/build_info.cmake): no
+    // escaping needed in a label value.
+    sample(out,
+           "supportcrm_build_info{version=\"" + std::string(build_info::version()) +
+               "\",revision=\"" + std::string(build_info::revision()) + "\"}",
+           1);
+}
+
 void workers_by_state(std::string& out, const PoolView& v) {
     family(out, "supportcrm_workers", "gauge", "Worker processes, by state.");
     for (WorkerState state :
@@ -176,6 +190,7 @@ Response get_pool_metrics(HandlerContext& ctx) {
     counter(out, "supportcrm_worker_restarts_total",
             "Workers that exited without being asked to (crashed or killed) and were replaced.",
             v.worker_restarts);
+    build_info_series(out);
     workers_by_state(out, v);
     if (queue >= 0) {
         gauge(out, "supportcrm_listen_queue",

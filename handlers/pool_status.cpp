@@ -7,6 +7,7 @@
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "api/query.h"
+#include "common/build_info.h"
 #include "common/json_writer.h"
 #include "common/scoreboard.h"
 #include "common/time_util.h"
@@ -71,6 +72,8 @@ Response get_pool_status(HandlerContext& ctx) {
     Response r;
     JsonWriter out(r.body);
     out.begin_object();
+    out.field("version", build_info::version());
+    out.field("revision", build_info::revision());
     out.field("startedAt", timeutil::format_iso(view.started_ms));
     out.field("acceptedRequests", static_cast<unsigned long long>(view.accepted));
     out.key("listenQueue");

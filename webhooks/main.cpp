@@ -2,6 +2,7 @@
 // process of its own, so that the API's latency never depends on a receiver.
 #include <string>
 
+#include "common/build_info.h"
 #include "common/config.h"
 #include "common/daemon.h"
 #include "common/log.h"
@@ -38,7 +39,7 @@ int run(const Config& config) {
     if (!connect_when_possible(db)) {
         return 0;
     }
-    log::info(std::string("supportcrm-webhooks ") + SUPPORTCRM_VERSION +
+    log::info("supportcrm-webhooks " + build_info::describe() +
               " delivering: " + "batch=" + std::to_string(config.webhooks.batch) +
               " poll-ms=" + std::to_string(config.webhooks.poll_ms) +
               " retention-days=" + std::to_string(config.webhooks.retention_days) +

@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "common/address_policy.h"
+#include "common/build_info.h"
 
 namespace supportcrm::webhooks {
 namespace {
@@ -204,7 +205,9 @@ void Sender::begin_transfer(Attempt& a) {
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
                      static_cast<curl_off_t>(a.request.body.size()));
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, a.headers.get());
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "supportcrm-webhooks/" SUPPORTCRM_VERSION);
+    // libcurl copies the string (CURLOPT_USERAGENT, like every string option since 7.17).
+    const std::string agent = "supportcrm-webhooks/" + std::string(build_info::version());
+    curl_easy_setopt(c, CURLOPT_USERAGENT, agent.c_str());
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, a.message);
     if (curl_multi_add_handle(static_cast<CURLM*>(multi_), c) != CURLM_OK) {

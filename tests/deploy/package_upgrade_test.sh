@@ -314,6 +314,11 @@ fi
 [[ "$(sb systemctl show -p MainPID --value supportcrm.service)" == "$master" ]] ||
     die "the main pid changed: the service was restarted, not reloaded"
 [[ "$(dpkg-query -W -f='${Version}' supportcrm)" == "$v2" ]] || die "dpkg does not list $v2"
+# Know what runs (issue 43): the binary reports the package's version and a git revision.
+running=$(sb /usr/bin/supportcrm-fcgi --version || true)
+[[ "$running" =~ ^supportcrm-fcgi\ ${v2//+/\\+}\ \(revision\ [0-9a-f]{12}(\+dirty)?\)$ ]] ||
+    die "supportcrm-fcgi --version says '$running', not version $v2 with its revision"
+log "supportcrm-fcgi --version: $running"
 grep -qxF "$MARKER" "$CONF" || die "the edited $CONF did not survive the upgrade"
 [[ ! -e "$CONF.dpkg-new" && ! -e "$CONF.dpkg-dist" ]] || die "dpkg left $CONF.dpkg-* behind"
 exe=$(sb readlink "/proc/$master/exe" || true)

@@ -4,6 +4,7 @@
 // rate (429 + Retry-After, RateLimit-* on every answer of a rated key), lastUsedAt, and the
 // CLI's refusals (non-zero exit, nothing written).
 #include <chrono>
+#include <future>
 #include <optional>
 #include <string>
 #include <thread>
@@ -265,6 +266,56 @@ TEST(KeyRotation, TheOldKeyWorksThroughTheOverlapThenNot) {
     }
     EXPECT_TRUE(
         it::is_success(it::http("GET", path, {{"x-api-key", again["key"].asString()}}), 200));
+}
+
+// Issue 43: a rotation keeps every term of the key, its expiry too (the successor of an
+// --expires key never expired), and replaces a key at most once (rotating the same old key
+// twice left two live keys), also when two rotations race.
+TEST(KeyRotation, TheSuccessorKeepsTheExpiryAndAKeyIsReplacedOnlyOnce) {
+    const Fixture f = fixture();
+    const Key old =
+        make_key(f.shop.domain, {"--scopes", "read", "--rate", "600/m", "--expires", "2099-01-01"});
+    const Json::Value rotated = it::admin({"key", "rotate", "--id", std::to_string(old.id)});
+    auto listed = [&](int64_t id) {
+        const Json::Value list = it::admin({"key", "list", "--shop", f.shop.domain});
+        for (const Json::Value& k : list["keys"]) {
+            if (k["id"].asInt64() == id) {
+                return k;
+            }
+        }
+        ADD_FAILURE() << "key " << id << " not listed";
+        return Json::Value();
+    };
+    const Json::Value successor = listed(rotated["id"].asInt64());
+    EXPECT_EQ(successor["expiresAt"].asString(), "2099-01-01T00:00:00.000Z");
+    EXPECT_EQ(successor["rate"].asString(), "600/m");
+    EXPECT_EQ(it::to_json(successor["scopes"]), "[\"read\"]");
+
+    const auto keys = [&] {
+        return it::admin({"key", "list", "--shop", f.shop.domain})["keys"].size();
+    };
+    const auto before = keys();
+    const it::AdminResult twice = it::admin_raw({"key", "rotate", "--id", std::to_string(old.id)});
+    EXPECT_NE(twice.exit_code, 0);
+    EXPECT_NE(twice.err.find("rotated already: its successor is key " + rotated["id"].asString()),
+              std::string::npos)
+        << twice.err;
+    EXPECT_EQ(keys(), before);
+
+    // Two rotations of one key at once: one successor.
+    const Key raced = make_key(f.shop.domain, {});
+    auto rotate = [&] {
+        return it::admin_raw({"key", "rotate", "--id", std::to_string(raced.id)}).exit_code;
+    };
+    auto a = std::async(std::launch::async, rotate);
+    auto b = std::async(std::launch::async, rotate);
+    const int ra = a.get();
+    const int rb = b.get();
+    EXPECT_TRUE((ra == 0) != (rb == 0)) << ra << " " << rb;
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM api_keys WHERE replaces_id = ? AND revoked_at IS NULL",
+                       {std::to_string(raced.id)}),
+              1);
 }
 
 TEST(KeyRate, OverTheRateIs429WithRetryAfterAndHeadersOnEveryAnswer) {

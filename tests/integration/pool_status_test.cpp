@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -259,6 +260,63 @@ TEST(PoolStatus, CountersMoveWithTraffic) {
         metric_sample(after,
                       R"(supportcrm_request_duration_seconds_bucket{route="/healthz",le="+Inf"})"),
         3);
+}
+
+// Issue 43, "know what runs": /status and /metrics name the build (version and git revision),
+// the same one --version prints, which the admin CLI of the same build prints too.
+TEST(PoolStatus, NamesTheBuildItRunsAsMetricsAndVersionDo) {
+    const it::OneHostOnly one_pool;
+    const Json::Value s = status(false);
+    ASSERT_TRUE(s["version"].isString() && s["revision"].isString()) << it::to_json(s);
+    EXPECT_TRUE(std::regex_match(s["version"].asString(), std::regex("[0-9]+\\.[0-9]+\\.[0-9]+.*")))
+        << s["version"];
+    EXPECT_TRUE(
+        std::regex_match(s["revision"].asString(), std::regex("[0-9a-f]{12}(\\+dirty)?|unknown")))
+        << s["revision"];
+    const HttpResponse m = it::http_any_body("GET", "/metrics");
+    ASSERT_EQ(m.status, 200);
+    const std::string sample = "supportcrm_build_info{version=\"" + s["version"].asString() +
+                               "\",revision=\"" + s["revision"].asString() + "\"} 1\n";
+    EXPECT_NE(m.body.find(sample), std::string::npos) << sample << m.body;
+    const it::AdminResult v = it::admin_raw({"--version"});
+    EXPECT_EQ(v.out, "supportcrm-admin " + s["version"].asString() + " (revision " +
+                         s["revision"].asString() + ")\n")
+        << v.err;
+}
+
+// migrate --status: every migration the stack's migrate applied, in order and with when, and
+// none pending; a file the database has not seen is listed pending (and nothing is applied).
+TEST(AdminMigrate, StatusListsAppliedAndPendingMigrations) {
+    const Json::Value status = it::admin({"migrate", "--status"});
+    const Json::Value& applied = status["applied"];
+    ASSERT_GE(applied.size(), 19u) << it::to_json(status);
+    EXPECT_EQ(applied[0]["name"].asString(), "001_initial");
+    for (Json::ArrayIndex i = 1; i < applied.size(); ++i) {
+        EXPECT_LT(applied[i - 1]["version"].asInt(), applied[i]["version"].asInt());
+        EXPECT_TRUE(
+            std::regex_match(applied[i]["appliedAt"].asString(),
+                             std::regex("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}")))
+            << applied[i];
+    }
+    EXPECT_EQ(status["pending"], Json::Value(Json::arrayValue)) << it::to_json(status);
+
+    const std::string dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                            "/supportcrm-migrations-" + it::unique_suffix();
+    ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+    for (const Json::Value& m : applied) {
+        std::ofstream(dir + "/" + m["name"].asString() + ".sql") << "SELECT 1;\n";
+    }
+    std::ofstream(dir + "/999_not_yet.sql") << "SELECT 1;\n";
+    const it::AdminResult r = it::admin_raw({"--migrations-dir", dir, "migrate", "--status"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const Json::Value with_new = it::parse_json(r.out);
+    EXPECT_EQ(it::to_json(with_new["pending"]), R"(["999_not_yet"])");
+    EXPECT_EQ(with_new["applied"].size(), applied.size());
+    for (const Json::Value& m : applied) {
+        std::remove((dir + "/" + m["name"].asString() + ".sql").c_str());
+    }
+    std::remove((dir + "/999_not_yet.sql").c_str());
+    rmdir(dir.c_str());
 }
 
 TEST(PoolMetrics, PromtoolAcceptsThemAndTheRequiredFamiliesAreThere) {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/build_info.h"
 #include "common/signals.h"
 
 namespace {
@@ -45,7 +46,7 @@ int start(std::vector<std::string> args, std::string* out = nullptr) {
 TEST(DaemonStart, HelpVersionABadFlagAndABadConfigEndWithTheirStatus) {
     std::string out;
     EXPECT_EQ(start({"--version"}, &out), 0);
-    EXPECT_EQ(out, std::string("supportcrm-test ") + SUPPORTCRM_VERSION + "\n");
+    EXPECT_EQ(out, "supportcrm-test " + supportcrm::build_info::describe() + "\n");
     EXPECT_EQ(start({"--help"}, &out), 0);
     EXPECT_NE(out.find("--test-config"), std::string::npos);
     EXPECT_EQ(start({"--no-such-flag"}), 2);
@@ -108,3 +109,16 @@ TEST(Signals, APauseWithoutASignalRunsItsTime) {
 }
 
 }  // namespace
+
+TEST(BuildInfo, NamesAVersionAndARevisionOfPlainCharacters) {
+    // tools/build_info/build_info.cmake: a version the metric's label can carry unescaped.
+    EXPECT_FALSE(supportcrm::build_info::version().empty());
+    EXPECT_EQ(supportcrm::build_info::version().find_first_not_of(
+                  "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+~:-"),
+              std::string_view::npos);
+    const std::string_view revision = supportcrm::build_info::revision();
+    EXPECT_TRUE(revision == "unknown" || revision.size() == 12 || revision.size() == 18)
+        << revision;
+    EXPECT_EQ(supportcrm::build_info::describe(), std::string(supportcrm::build_info::version()) +
+                                                      " (revision " + std::string(revision) + ")");
+}
