@@ -98,16 +98,6 @@ std::string read_file(const std::string& path) {
     return s.str();
 }
 
-std::set<int> applied_versions(sql::Connection& con) {
-    std::unique_ptr<sql::Statement> st(con.createStatement());
-    ResultSetPtr rs(st->executeQuery("SELECT version FROM schema_migrations"));
-    std::set<int> out;
-    while (rs->next()) {
-        out.insert(rs->getInt(1));
-    }
-    return out;
-}
-
 constexpr int kErNoSuchTable = 1146;
 
 // The recorded migrations, in version order; none when schema_migrations does not exist yet.
@@ -127,6 +117,14 @@ std::vector<AppliedMigration> recorded_migrations(sql::Connection& con) {
         if (e.getErrorCode() != kErNoSuchTable) {
             throw;
         }
+    }
+    return out;
+}
+
+std::set<int> versions_of(const std::vector<AppliedMigration>& applied) {
+    std::set<int> out;
+    for (const AppliedMigration& m : applied) {
+        out.insert(m.version);
     }
     return out;
 }
@@ -162,10 +160,7 @@ MigrationStatus migration_status(Db& db, const std::string& dir) {
         throw std::runtime_error(std::string("reading schema_migrations failed: ") + e.what() +
                                  " (code " + std::to_string(e.getErrorCode()) + ")");
     }
-    std::set<int> done;
-    for (const AppliedMigration& m : out.applied) {
-        done.insert(m.version);
-    }
+    const std::set<int> done = versions_of(out.applied);
     for (Migration& m : list_migrations(dir)) {
         if (!done.count(m.version)) {
             out.pending.push_back(std::move(m));
@@ -187,7 +182,7 @@ MigrateResult apply_migrations(Db& db, const std::string& dir) {
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INT NOT NULL PRIMARY KEY, "
             "name VARCHAR(255) NOT NULL, applied_at DATETIME(3) NOT NULL) "
             "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin");
-        std::set<int> done = applied_versions(con);
+        std::set<int> done = versions_of(recorded_migrations(con));
         std::unique_ptr<sql::PreparedStatement> record(con.prepareStatement(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"));
         for (const Migration& m : migrations) {
