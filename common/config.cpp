@@ -226,6 +226,10 @@ const Key kKeys[] = {
                    "seconds new workers get to connect to the database: then a start fails (exit "
                    "1) and a reload is abandoned (the old workers keep serving)",
                    require(v != 0, "ready-timeout: must be at least 1")),
+    SUPPORTCRM_KEY("search-reindex-task", search_reindex_task,
+                   "after a start or reload, once only this binary's workers serve, one child "
+                   "process does the search re-index a migrate asked for; false on all app "
+                   "hosts of a cluster but one"),
     // (A negative value is out of range too: Boost reads "-5" into an unsigned as 2^32 - 5.)
     SUPPORTCRM_KEY(
         "slowlog-threshold", slowlog_threshold,

@@ -54,6 +54,8 @@ struct Config {
     unsigned workers = 0;  // resolved to the CPU count by load_config
     unsigned shutdown_timeout = 30;
     unsigned ready_timeout = 30;
+    // The master's re-index task after each start and reload (fcgi/reindex_task.h).
+    bool search_reindex_task = true;
     // extensions.md §E6, as php-fpm's request_slowlog_timeout / request_terminate_timeout.
     unsigned slowlog_threshold = 0;           // ms; 0: no slow log
     unsigned request_terminate_timeout = 30;  // s; 0: never kill a busy worker

@@ -76,6 +76,12 @@ void install_worker_handlers() {
     set_handler(SIGPIPE, SIG_IGN);
 }
 
+void install_task_handlers() {
+    install_worker_handlers();
+    handle({SIGTERM, SIGINT, SIGQUIT});
+    sigprocmask(SIG_UNBLOCK, &g_handled, nullptr);
+}
+
 void install_stop_handlers() {
     handle({SIGTERM, SIGINT, SIGQUIT});
     set_handler(SIGTERM, on_stop);

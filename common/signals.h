@@ -19,6 +19,9 @@ extern std::atomic<bool> child_exited;      // SIGCHLD (supportcrm-fcgi's master
 void install_master_handlers();
 // In a freshly forked worker: its own handlers, the master's flags cleared.
 void install_worker_handlers();
+// In a freshly forked task of the master (fcgi/reindex_task.h): the worker's handlers, with the
+// stop signals unblocked while it works, so that stop_requested is seen between two batches.
+void install_task_handlers();
 // supportcrm-webhooks: stop on SIGTERM, SIGINT, SIGQUIT. The signals stay unblocked while it
 // works (an attempt in hand sees stop_requested at once); pause_ms() blocks them around its
 // check and wait.

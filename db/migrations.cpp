@@ -150,7 +150,61 @@ class MigrationLock {
     std::unique_ptr<sql::Statement> st_;
 };
 
+// One file's statements, then its row in schema_migrations.
+void apply_file(sql::Statement& st, sql::PreparedStatement& record, const Migration& m) {
+    // A backfill's INSERT ... SELECT (or UPDATE ... JOIN) reads what committed, without the
+    // shared lock REPEATABLE READ puts on every row it reads: the service's writes to those
+    // rows go on meanwhile instead of waiting for the whole statement. Before each file, since
+    // a file may set its own.
+    st.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+    // MariaDB commits DDL implicitly, so a migration is not atomic: keep each file to
+    // statements that can be re-run by hand if one fails midway.
+    for (const std::string& statement : split_sql(read_file(m.path))) {
+        st.execute(statement);
+    }
+    record.setInt(1, m.version);
+    record.setString(2, m.name);
+    record.setString(3, timeutil::format_db(timeutil::now_ms()));
+    record.execute();
+}
+
+// sql/018 adds search_reindex, whose walk every migrate after it finishes; sql/020 its recheck.
+constexpr int kReindexTableVersion = 18;
+constexpr int kRecheckColumnVersion = 20;
+
+// SQL cannot fold words as the service does (ICU's NFKC_Casefold): sql/018 leaves the re-index
+// to this step, which every migrate runs until it is finished, so that one cut short goes on
+// from where it stopped (a no-op of one statement per table after that). A walk that did
+// anything asks the pool to walk again once its own workers are the only ones: the previous
+// release may have been serving meanwhile (sql/020).
+void finish_reindex(Db& db, const std::set<int>& done, MigrateResult& result) {
+    if (!done.count(kReindexTableVersion)) {
+        return;  // a migrations dir that stops before sql/018 (a test's older schema)
+    }
+    result.reindexed = reindex_search_words(db);
+    if (result.reindexed.tickets + result.reindexed.customers > 0 &&
+        done.count(kRecheckColumnVersion)) {
+        request_recheck(db);
+    }
+}
+
 }  // namespace
+
+bool wait_while_migrating(Db& db, const KeepGoing& keep_going, bool& waited) {
+    std::unique_ptr<sql::Statement> st(db.connection().createStatement());
+    waited = false;
+    while (keep_going()) {
+        // A second at a time, so that a stop is seen; released at once: a barrier, not a hold
+        // (a migrate that starts next interleaves its batches with ours, each locked).
+        ResultSetPtr rs(st->executeQuery("SELECT GET_LOCK('supportcrm_migrate', 1)"));
+        if (rs->next() && !rs->isNull(1) && rs->getInt(1) == 1) {
+            ResultSetPtr released(st->executeQuery("SELECT RELEASE_LOCK('supportcrm_migrate')"));
+            return true;
+        }
+        waited = true;
+    }
+    return false;
+}
 
 MigrationStatus migration_status(Db& db, const std::string& dir) {
     MigrationStatus out;
@@ -190,22 +244,12 @@ MigrateResult apply_migrations(Db& db, const std::string& dir) {
                 continue;
             }
             step = m.name.c_str();
-            // MariaDB commits DDL implicitly, so a migration is not atomic: keep each file to
-            // statements that can be re-run by hand if one fails midway.
-            for (const std::string& statement : split_sql(read_file(m.path))) {
-                st->execute(statement);
-            }
-            record->setInt(1, m.version);
-            record->setString(2, m.name);
-            record->setString(3, timeutil::format_db(timeutil::now_ms()));
-            record->execute();
+            apply_file(*st, *record, m);
             applied.push_back(m.name);
+            done.insert(m.version);
         }
-        // SQL cannot fold words as the service does (ICU's NFKC_Casefold): sql/018 leaves the
-        // re-index to this step, which every migrate runs until it is finished, so that one cut
-        // short goes on from where it stopped (a no-op of one statement per table after that).
         step = "018_words_nfkc_casefold (the re-index)";
-        result.reindexed = reindex_search_words(db);
+        finish_reindex(db, done, result);
     } catch (const sql::SQLException& e) {
         throw std::runtime_error(std::string("migration ") + step + " failed: " + e.what() +
                                  " (code " + std::to_string(e.getErrorCode()) + ")");

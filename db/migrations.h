@@ -41,6 +41,10 @@ struct MigrationStatus {
 };
 MigrationStatus migration_status(Db& db, const std::string& dir);
 
+// Returns once no `supportcrm-admin migrate` runs (none holds its lock): true, or false when
+// keep_going said stop first. `waited` tells whether one was running.
+bool wait_while_migrating(Db& db, const KeepGoing& keep_going, bool& waited);
+
 // Applies the migrations not yet recorded, then the work they leave to C++ that is not done
 // yet (sql/018's re-index: db/search_reindex.h). Serialized across concurrent runs with a
 // named lock.

@@ -349,9 +349,13 @@ bool worth_again(int code, int& failures) {
     return ++failures < 10 && (Db::rolls_back_transaction(code) || code == 1205);
 }
 
-std::uint64_t walk(Progress& progress, const char* name, unsigned batch, const BatchFn& fn) {
+std::uint64_t walk(Progress& progress, const char* name, unsigned batch, const BatchFn& fn,
+                   const KeepGoing& keep_going) {
     std::uint64_t total = 0;
     for (int failures = 0;;) {
+        if (keep_going && !keep_going()) {
+            return total;
+        }
         std::optional<Batch> done;
         try {
             done = progress.one_batch(name, batch, fn);
@@ -377,16 +381,40 @@ std::uint64_t walk(Progress& progress, const char* name, unsigned batch, const B
     }
 }
 
+// Restarts the walks a migrate asked to be rechecked; true when there was one. One
+// transaction: two tasks starting at once (two hosts' pools) reset it once.
+bool restart_requested_walks(Db& db) {
+    Transaction tx(db);
+    StatementPtr restart =
+        prepare(db,
+                "UPDATE search_reindex SET done_through = 0, finished_at = NULL, "
+                "recheck = 0 WHERE recheck = 1");
+    const bool restarted = restart->executeUpdate() > 0;
+    tx.commit();
+    return restarted;
+}
+
 }  // namespace
 
-ReindexTotals reindex_search_words(Db& db, unsigned batch) {
+ReindexTotals reindex_search_words(Db& db, unsigned batch, const KeepGoing& keep_going) {
     ReindexTotals totals;
     Progress progress(db);
     TicketBatches tickets(db);
-    totals.tickets = walk(progress, "tickets", batch, std::ref(tickets));
+    totals.tickets = walk(progress, "tickets", batch, std::ref(tickets), keep_going);
     CustomerBatches customers(db);
-    totals.customers = walk(progress, "customers", batch, std::ref(customers));
+    totals.customers = walk(progress, "customers", batch, std::ref(customers), keep_going);
     return totals;
+}
+
+void request_recheck(Db& db) {
+    prepare(db, "UPDATE search_reindex SET recheck = 1")->executeUpdate();
+}
+
+TakeoverReindex reindex_after_takeover(Db& db, const KeepGoing& keep_going, unsigned batch) {
+    TakeoverReindex done;
+    done.rechecked = restart_requested_walks(db);
+    done.totals = reindex_search_words(db, batch, keep_going);
+    return done;
 }
 
 }  // namespace supportcrm

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "db/db.h"
 
@@ -26,9 +27,27 @@ struct ReindexTotals {
     std::uint64_t customers = 0;
 };
 
+// Asked before each batch: false stops the walk there (the task of a master that is stopping).
+using KeepGoing = std::function<bool()>;
+
 // Does what search_reindex has left, batch by batch; a batch the server rolls back (a
 // deadlock with a live write, a lock wait timeout) is done again. Throws on other errors: what
 // committed stays, the next run goes on from there.
-ReindexTotals reindex_search_words(Db& db, unsigned batch = kReindexBatch);
+ReindexTotals reindex_search_words(Db& db, unsigned batch = kReindexBatch,
+                                   const KeepGoing& keep_going = {});
+
+// After a migrate whose walk rewrote anything: the walk is to be done again once no worker of
+// the previous binary is left (sql/020: what that binary wrote behind the walk is unindexed).
+void request_recheck(Db& db);
+
+// The pool's re-index task (fcgi/master.cpp), run when the master's workers are all of its own
+// binary: a requested recheck restarts the walk from the first id, and whatever walk is
+// unfinished is done. `rechecked` says whether a recheck was requested.
+struct TakeoverReindex {
+    bool rechecked = false;
+    ReindexTotals totals;
+};
+TakeoverReindex reindex_after_takeover(Db& db, const KeepGoing& keep_going,
+                                       unsigned batch = kReindexBatch);
 
 }  // namespace supportcrm

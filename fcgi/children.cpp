@@ -43,6 +43,38 @@ pid_t Children::spawn() {
     return pid;
 }
 
+pid_t Children::spawn_task(const char* name, const WorkerMain& task) {
+    pid_t pid = fork();
+    if (pid < 0) {
+        log::error_errno(std::string("fork ") + name, errno);
+        return 0;
+    }
+    if (pid == 0) {
+        _exit(task());
+    }
+    children_.push_back({pid, Phase::serving, Clock::now(), generation_, true});
+    log::info(std::string("started ") + name + " pid=" + std::to_string(pid));
+    return pid;
+}
+
+void Children::stop_tasks() {
+    for (Child& c : children_) {
+        if (c.task) {
+            stop(c);
+        }
+    }
+}
+
+std::vector<Children::Child> Children::workers() const {
+    std::vector<Child> out;
+    for (const Child& c : children_) {
+        if (!c.task) {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
 std::vector<Children::Exit> Children::reap() {
     std::vector<Exit> exits;
     while (true) {
@@ -55,13 +87,15 @@ std::vector<Children::Exit> Children::reap() {
             if (it->pid != pid) {
                 continue;
             }
-            Exit e{pid, status, it->generation == generation_, Clock::now() - it->started};
+            Exit e{pid, status, it->generation == generation_, it->task,
+                   Clock::now() - it->started};
             children_.erase(it);
             double uptime = std::chrono::duration<double>(e.uptime).count();
             char up[32];
             std::snprintf(up, sizeof up, "%.1fs", uptime);
-            std::string message = "worker pid=" + std::to_string(pid) + " " +
-                                  describe_status(status) + " after " + up;
+            std::string message = std::string(e.task ? "task" : "worker") +
+                                  " pid=" + std::to_string(pid) + " " + describe_status(status) +
+                                  " after " + up;
             bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
             clean ? log::info(message) : log::warning(message);
             exits.push_back(e);
@@ -128,7 +162,15 @@ void Children::abandon_current() {
 std::size_t Children::count_current() const {
     std::size_t n = 0;
     for (const Child& c : children_) {
-        n += c.generation == generation_ && c.phase != Phase::stopping;
+        n += c.generation == generation_ && c.phase != Phase::stopping && !c.task;
+    }
+    return n;
+}
+
+std::size_t Children::count_older() const {
+    std::size_t n = 0;
+    for (const Child& c : children_) {
+        n += c.generation != generation_;
     }
     return n;
 }
@@ -136,7 +178,7 @@ std::size_t Children::count_current() const {
 std::size_t Children::count_current_serving() const {
     std::size_t n = 0;
     for (const Child& c : children_) {
-        n += c.generation == generation_ && c.phase == Phase::serving;
+        n += c.generation == generation_ && c.phase == Phase::serving && !c.task;
     }
     return n;
 }

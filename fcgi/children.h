@@ -28,6 +28,7 @@ class Children {
         Phase phase;
         Clock::time_point started;
         unsigned generation = 0;
+        bool task = false;  // a task of the master's (spawn_task), not a worker
     };
 
     explicit Children(WorkerMain worker_main) : worker_main_(std::move(worker_main)) {}
@@ -35,16 +36,22 @@ class Children {
     // Takes over workers forked by the master's previous image (same process, before exec):
     // they belong to the pool before the current one.
     void adopt(const std::vector<Child>& children);
-    // Every worker, for the handover to the next image.
-    const std::vector<Child>& all() const { return children_; }
+    // Every worker, for the handover to the next image (a task is not handed over: stop_tasks).
+    std::vector<Child> workers() const;
 
     // Forks one worker of the current generation; its pid, or 0 (and logs) when fork fails.
     pid_t spawn();
+    // Forks a task of the master's: not a worker (it takes no connection, is not one of the
+    // pool's `workers`), stopped with them. Its pid, or 0 when fork fails.
+    pid_t spawn_task(const char* name, const WorkerMain& task);
+    // SIGTERM to every task: finish the step in hand and exit.
+    void stop_tasks();
 
     struct Exit {
         pid_t pid;
         int status;
         bool current_generation;
+        bool task;
         Clock::duration uptime;
     };
     // Collects every exited child (waitpid WNOHANG) and logs each.
@@ -68,6 +75,9 @@ class Children {
     std::size_t count() const { return children_.size(); }
     std::size_t count_current() const;
     std::size_t count_current_serving() const;
+    // Workers (and tasks) of the pools before the current one: the previous binary's, after a
+    // re-exec, until they have finished their requests and exited.
+    std::size_t count_older() const;
 
   private:
     void stop(Child& c);

@@ -23,6 +23,7 @@
 #include "fcgi/master_state.h"
 #include "fcgi/parking.h"
 #include "fcgi/readiness.h"
+#include "fcgi/reindex_task.h"
 #include "fcgi/worker.h"
 #include "handlers/router.h"
 
@@ -159,7 +160,8 @@ class Master {
                 signals::reload_requested = 0;
                 request_reload();
             }
-            if (awaiting_pool(state_) && Clock::now() >= ready_deadline_) {
+            if (awaiting_pool(state_) && Clock::now() >= ready_deadline_ &&
+                !waiting_for_migrate()) {
                 on(MasterEvent::ready_timeout);
             }
             if (Clock::now() >= next_watch_) {
@@ -169,6 +171,7 @@ class Master {
                 watch_shutdown();
             } else {
                 fill_pool();
+                start_reindex_task_when_due();
             }
         }
         return exit_status_;
@@ -237,7 +240,25 @@ class Master {
         respawn_not_before_ = Clock::time_point{};
         ready_deadline_ = Clock::now() + std::chrono::seconds(config_.ready_timeout);
         last_failure_.clear();
+        told_waiting_for_migrate_ = false;
+        reindex_task_due_ = true;
         fill_pool();
+    }
+
+    // The re-index task (fcgi/reindex_task.h): once per pool, when it serves and every worker
+    // of an older pool, the previous binary's after a re-exec, has exited.
+    void start_reindex_task_when_due() {
+        if (!reindex_task_due_ || !config_.search_reindex_task || state_ != MasterState::running ||
+            children_.count_older() != 0) {
+            return;
+        }
+        reindex_task_due_ = false;
+        children_.spawn_task("re-index task", [this] {
+            close(readiness_.read_fd());
+            close(readiness_.write_fd());
+            parking_.close_in_child();
+            return run_reindex_task(config_);
+        });
     }
 
     // Each worker gets a scoreboard slot, reserved before the fork so that the child finds it
@@ -258,6 +279,9 @@ class Master {
 
     void on_children_exited() {
         for (const Children::Exit& e : children_.reap()) {
+            if (e.task) {
+                continue;  // not a worker: no slot, no restart, nothing to replace
+            }
             // Its counters stay in the totals; a worker that died unasked is a restart.
             scoreboard_.release(e.pid);
             const bool terminated = terminated_.erase(e.pid) > 0;
@@ -375,6 +399,24 @@ class Master {
         daemon::notify("READY=1");
     }
 
+    // A reload whose new workers find the schema older than their binary (an upgrade installed
+    // before `supportcrm-admin migrate`) is not abandoned at ready-timeout: the old workers go
+    // on serving and the new pool takes over as soon as the migrate has added what its
+    // statements need (docs/operations.md, "4. Schema"). Logged once per reload.
+    bool waiting_for_migrate() {
+        if (state_ != MasterState::reloading ||
+            last_failure_.find(kSchemaNotMigrated) == std::string::npos) {
+            return false;
+        }
+        ready_deadline_ = Clock::now() + std::chrono::seconds(config_.ready_timeout);
+        if (!told_waiting_for_migrate_) {
+            told_waiting_for_migrate_ = true;
+            log::warning("reload waits for supportcrm-admin migrate: " + last_failure_ +
+                         "; the previous workers keep serving until the new ones can start");
+        }
+        return true;
+    }
+
     std::string why_not_ready() const {
         return "only " + std::to_string(children_.count_current_serving()) + " of " +
                std::to_string(config_.workers) + " workers connected within ready-timeout (" +
@@ -387,6 +429,9 @@ class Master {
         log::error("reload abandoned: " + why_not_ready() +
                    "; the previous workers keep serving; fix the configuration and reload again");
         children_.abandon_current();
+        // The pool that serves is the previous binary's: a walk now would leave its writes
+        // behind again (fcgi/reindex_task.h); the next pool that takes over runs the task.
+        reindex_task_due_ = false;
         daemon::notify("READY=1");
     }
 
@@ -413,7 +458,9 @@ class Master {
         daemon::notify(reloading_message());
         const std::string exe = executable_path();
         log::info("reload: re-executing " + exe);
-        Handover handover{socket_.fd(),          socket_.unix_path(), children_.all(),
+        // The task stops at its next batch; the new image's own task goes on from there.
+        children_.stop_tasks();
+        Handover handover{socket_.fd(),          socket_.unix_path(), children_.workers(),
                           channel_.master_end(), channel_.pool_end(), parking_.fds()};
         if (!next_takes_parked_) {
             // A binary from before parking (a downgrade) would neither watch nor close them:
@@ -489,6 +536,8 @@ class Master {
     // Whether the binary the next re-exec runs takes the channel and the parked connections.
     bool next_takes_parked_ = true;
     int spawning_slot_ = -1;
+    bool reindex_task_due_ = false;  // set by begin_pool, cleared once the task is started
+    bool told_waiting_for_migrate_ = false;
     std::set<pid_t> terminated_;  // killed for request-terminate-timeout, not yet reaped
     Clock::time_point next_watch_{};
     Children children_;

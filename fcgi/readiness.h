@@ -15,6 +15,11 @@
 
 namespace supportcrm {
 
+// How a failing report's reason begins when the worker connected but could not prepare its
+// statements: the database's schema is not this binary's. While a reload's new pool fails so,
+// the master waits for `supportcrm-admin migrate` instead of giving up at ready-timeout.
+inline constexpr std::string_view kSchemaNotMigrated = "the schema is not migrated: ";
+
 struct ReadinessReport {
     pid_t pid = 0;
     bool serving = false;

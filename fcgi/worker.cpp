@@ -336,16 +336,24 @@ bool connect_before_serving(Db& db, int ready_fd) {
         std::string reason;
         try {
             db.connect();
-            db.prepare_all();
+            try {
+                db.prepare_all();
+            } catch (const DbError& e) {
+                // Connected, so unless the connection broke meanwhile (a client error, 2xxx)
+                // the statements are what the server refuses: a table or column of a migration
+                // not applied yet.
+                if (e.error_code >= 2000 && e.error_code < 3000) {
+                    throw;
+                }
+                throw std::runtime_error(std::string(kSchemaNotMigrated) + e.what());
+            }
             if (!send_readiness(ready_fd, {getpid(), true, ""})) {
                 log::debug("the master no longer reads this worker's readiness (re-executed)");
             }
             return true;
-        } catch (const DbError& e) {
-            reason = std::string(e.what()) + " (is the schema migrated?)";
-            db.disconnect();
         } catch (const std::exception& e) {
             reason = e.what();
+            db.disconnect();
         }
         if (reason != last_reason) {
             log::warning(reason + "; not accepting requests, retrying every second");

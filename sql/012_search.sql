@@ -39,39 +39,9 @@ CREATE TABLE IF NOT EXISTS customer_words (
 CREATE INDEX IF NOT EXISTS ix_conversations_shop_channel ON conversations (shop_id, channel);
 CREATE INDEX IF NOT EXISTS ix_conversations_shop_assigned ON conversations (shop_id, assigned_to);
 
--- The backfill: the words of what is stored already. The service splits and folds in C++; here
--- the same rule is written in SQL: letters and digits as PCRE's \p{L}, \p{Nd}, \p{Nl} and \p{Mc}
--- (glibc's C.UTF-8 iswalnum, which the service uses, counts these), folded with
--- LOWER(UPPER(...)) under utf8mb4_unicode_520_ci (Unicode's simple case mappings, as towlower
--- and towupper), cut to 64 characters, words of 3 or more. Both agree on every script's letters
--- and digits; they could only differ on a character whose class or case mapping changed
--- between Unicode 5.2 and glibc's Unicode version (docs/performance.md).
-INSERT IGNORE INTO ticket_words (conversation_id, word, shop_id, in_comments)
-SELECT m.conversation_id, LEFT(j.w, 64), c.shop_id, 1
-FROM messages m
-JOIN conversations c ON c.id = m.conversation_id,
-JSON_TABLE(CONCAT('["', REPLACE(TRIM(REGEXP_REPLACE(
-        LOWER(UPPER(CONVERT(m.text USING utf8mb4) COLLATE utf8mb4_unicode_520_ci)),
-        '[^\\p{L}\\p{Nd}\\p{Nl}\\p{Mc}]+', ' ')), ' ', '","'), '"]'),
-    '$[*]' COLUMNS (w VARCHAR(16000) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$')) j
-WHERE CHAR_LENGTH(j.w) >= 3;
-
-INSERT IGNORE INTO ticket_words (conversation_id, word, shop_id, in_comments)
-SELECT c.id, LEFT(j.w, 64), c.shop_id, 0
-FROM conversations c,
-JSON_TABLE(CONCAT('["', REPLACE(TRIM(REGEXP_REPLACE(
-        LOWER(UPPER(CONVERT(c.name USING utf8mb4) COLLATE utf8mb4_unicode_520_ci)),
-        '[^\\p{L}\\p{Nd}\\p{Nl}\\p{Mc}]+', ' ')), ' ', '","'), '"]'),
-    '$[*]' COLUMNS (w VARCHAR(1000) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$')) j
-WHERE c.name IS NOT NULL AND CHAR_LENGTH(j.w) >= 3;
-
--- Customers: live ones only (a merged customer is never listed, an erased one holds nothing).
-INSERT IGNORE INTO customer_words (customer_id, word, shop_id)
-SELECT c.id, LEFT(j.w, 64), c.shop_id
-FROM customers c,
-JSON_TABLE(CONCAT('["', REPLACE(TRIM(REGEXP_REPLACE(
-        LOWER(UPPER(CONVERT(CONCAT_WS(' ', c.email, c.phone_number, c.first_name, c.last_name,
-                                      c.full_name) USING utf8mb4) COLLATE utf8mb4_unicode_520_ci)),
-        '[^\\p{L}\\p{Nd}\\p{Nl}\\p{Mc}]+', ' ')), ' ', '","'), '"]'),
-    '$[*]' COLUMNS (w VARCHAR(2000) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$')) j
-WHERE c.merged_into IS NULL AND c.erased_at IS NULL AND CHAR_LENGTH(j.w) >= 3;
+-- The words of what is stored already are not written here: sql/018's re-index
+-- (db/search_reindex.cpp, run by `supportcrm-admin migrate` after the files) computes every
+-- ticket's and customer's words with the service's own folding, in bounded batches of short
+-- transactions. (This file filled both tables with one INSERT ... SELECT each, which held
+-- shared locks on every comment for the whole statement: a comment write waited seconds
+-- behind it, ~16 s per 200,000 comments.)

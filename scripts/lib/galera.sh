@@ -248,6 +248,8 @@ GRANT ALL PRIVILEGES ON supportcrm.* TO 'supportcrm'@'127.0.0.1';
 CREATE USER IF NOT EXISTS 'supportcrm'@'localhost' IDENTIFIED BY '$password';
 ALTER USER 'supportcrm'@'localhost' IDENTIFIED BY '$password';
 GRANT ALL PRIVILEGES ON supportcrm.* TO 'supportcrm'@'localhost';
+GRANT ALL PRIVILEGES ON \`supportcrm\\_scratch\\_%\`.* TO 'supportcrm'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON \`supportcrm\\_scratch\\_%\`.* TO 'supportcrm'@'localhost';
 SQL
         log_tail "$dir/mysql-setup.log"
         die "could not create database/user on the cluster"

@@ -507,6 +507,8 @@ CREATE DATABASE IF NOT EXISTS supportcrm CHARACTER SET utf8mb4 COLLATE utf8mb4_b
 CREATE USER IF NOT EXISTS 'supportcrm'@'localhost' IDENTIFIED BY '$password';
 ALTER USER 'supportcrm'@'localhost' IDENTIFIED BY '$password';
 GRANT ALL PRIVILEGES ON supportcrm.* TO 'supportcrm'@'localhost';
+-- Scratch databases of the tests (an older schema a reload meets: tests/integration).
+GRANT ALL PRIVILEGES ON \`supportcrm\\_scratch\\_%\`.* TO 'supportcrm'@'localhost';
 SQL
         log_tail "$dir/mysql-setup.log"
         die "could not create database/user in the private MariaDB"

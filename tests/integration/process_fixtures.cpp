@@ -297,7 +297,7 @@ bool Process::wait_for_log(std::string_view needle, Millis timeout, size_t times
 std::vector<pid_t> Process::children() const {
     std::vector<pid_t> out;
     for (const ProcStat& p : all_processes()) {
-        if (p.ppid == pid_ && p.state != 'Z' && p.state != 'X') {
+        if (p.ppid == pid_ && p.state != 'Z' && p.state != 'X' && p.comm != kTaskName) {
             out.push_back(p.pid);
         }
     }
@@ -380,6 +380,10 @@ std::vector<ProcStat> all_processes() {
         std::istringstream rest(stat.substr(close_paren + 1));
         ProcStat p;
         p.pid = static_cast<pid_t>(std::strtol(name, nullptr, 10));
+        const size_t open_paren = stat.find('(');
+        if (open_paren != std::string::npos && open_paren < close_paren) {
+            p.comm = stat.substr(open_paren + 1, close_paren - open_paren - 1);
+        }
         long ppid = 0;
         long pgrp = 0;
         if (rest >> p.state >> ppid >> pgrp) {

@@ -80,7 +80,8 @@ class Process {
     std::string out() const;  // the stdout file
     // Polls the stderr file (every 20 ms) until it contains `needle` `times` times.
     bool wait_for_log(std::string_view needle, Millis timeout, size_t times = 1) const;
-    // Live (non-zombie) children of this process, e.g. a master's workers.
+    // Live (non-zombie) children of this process, e.g. a master's workers (not its re-index task,
+    // kTaskName, which comes and goes on its own).
     std::vector<pid_t> children() const;
     // Polls until exactly `n` live children exist.
     bool wait_for_children(size_t n, Millis timeout) const;
@@ -106,7 +107,11 @@ struct ProcStat {
     char state = '?';
     pid_t ppid = 0;
     pid_t pgrp = 0;
+    std::string comm;  // the name (/proc/<pid>/comm): the master's re-index task is kTaskName
 };
+// The name supportcrm-fcgi's re-index task gives itself (fcgi/reindex_task.cpp): a child of the
+// master that is not a worker.
+inline constexpr std::string_view kTaskName = "scrm-reindex";
 // Every process visible in /proc (from /proc/<pid>/stat).
 std::vector<ProcStat> all_processes();
 

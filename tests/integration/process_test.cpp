@@ -28,6 +28,7 @@
 #include "fcgi_client.h"
 #include "harness.h"
 #include "process_fixtures.h"
+#include "tickets_fixtures.h"
 
 namespace {
 
@@ -1268,6 +1269,190 @@ TEST_F(Process, LogLineCarriesTheRequestIdAndNeverTheKey) {
     EXPECT_EQ(log.find(shop.key.substr(5)), std::string::npos) << "the key's hex is in the log";
     EXPECT_EQ(log.find(it::sha256_hex(shop.key)), std::string::npos) << "its digest is logged";
     EXPECT_EQ(log.find(unknown_key), std::string::npos) << "an unknown key is in the log";
+    stop_cleanly(master);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10. The re-index task (fcgi/reindex_task.h, sql/020): what a previous binary wrote while
+// `migrate` walked the search data is found once the pool's own workers are the only ones.
+
+// The tickets GET /api/v1/tickets?q=WORD lists (200 expected).
+std::vector<std::string> found_by(const it::Shop& shop, const std::string& word) {
+    const it::HttpResponse r = it::get("/api/v1/tickets?q=" + word, shop);
+    std::vector<std::string> out;
+    if (!it::is_success(r, 200)) {
+        ADD_FAILURE() << r.describe();
+        return out;
+    }
+    for (const Json::Value& t : r.json()["tickets"]) {
+        out.push_back(t["id"].asString());
+    }
+    return out;
+}
+
+// A word of letters only, new to the whole database.
+std::string fresh_word(const char* prefix) {
+    std::string word = prefix;
+    for (char c : it::unique_suffix()) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            word.push_back(c);
+        }
+    }
+    return word;
+}
+
+// As a binary from before the index (or with another rule) writes: a new name and a comment,
+// no words. Then the recheck `migrate` asks for after its walk.
+void write_behind_the_index(it::Db& db, const std::string& ticket, const std::string& name_word,
+                            const std::string& comment_word) {
+    ASSERT_EQ(db.execute("UPDATE conversations SET name = ?, updated_at = NOW(3) WHERE id = ?",
+                         {"renamed " + name_word, ticket}),
+              0);
+    ASSERT_EQ(db.execute("INSERT INTO messages (conversation_id, text, time, channel, "
+                         "is_from_shop, to_emails, tags, created_at) "
+                         "VALUES (?, ?, NOW(3), 'Mail', 0, '[]', '[]', NOW(3))",
+                         {ticket, "written behind the index " + comment_word}),
+              0);
+    ASSERT_EQ(db.execute("UPDATE search_reindex SET recheck = 1", {}), 0);
+}
+
+// The walk covers every ticket the suite has made so far (a sanitizer build is slower).
+constexpr Millis kWalkBound{300000};
+
+TEST_F(Process, TheReindexTaskFindsWhatWasWrittenBehindTheMigrate) {
+    const it::tickets::World w = it::tickets::make_world();
+    const std::string ticket = it::tickets::create_ticket_id(w);
+    it::Db db;
+    const std::string name_word = fresh_word("behindname");
+    const std::string comment_word = fresh_word("behindtext");
+    write_behind_the_index(db, ticket, name_word, comment_word);
+    ASSERT_TRUE(found_by(w.shop, name_word).empty()) << "the index never saw the new name";
+    ASSERT_TRUE(found_by(w.shop, comment_word).empty());
+
+    // A start: no older workers, so the task runs once the pool serves.
+    Proc& master = start_master("reindex", 10);
+    ASSERT_TRUE(master.wait_for_log("re-index task: the search data was walked again", kWalkBound))
+        << master.log();
+    EXPECT_EQ(found_by(w.shop, name_word), std::vector<std::string>{ticket});
+    EXPECT_EQ(found_by(w.shop, comment_word), std::vector<std::string>{ticket});
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM search_reindex WHERE recheck = 1 OR "
+                       "finished_at IS NULL"),
+              0);
+
+    // A reload: the new image's task waits for the previous workers to exit.
+    const std::string later_name = fresh_word("reloadname");
+    const std::string later_text = fresh_word("reloadtext");
+    write_behind_the_index(db, ticket, later_name, later_text);
+    master.signal(SIGHUP);
+    ASSERT_TRUE(
+        master.wait_for_log("re-index task: the search data was walked again", kWalkBound, 2))
+        << master.log();
+    const std::string after_reload = log_after(master.log(), "reloading: ");
+    const size_t task_started = after_reload.find("started re-index task");
+    ASSERT_NE(task_started, std::string::npos) << after_reload;
+    EXPECT_EQ(it::proc::count(after_reload.substr(0, task_started), "exited with status 0 "), 2u)
+        << "the task started before both previous workers had exited:\n"
+        << after_reload;
+    EXPECT_EQ(found_by(w.shop, later_name), std::vector<std::string>{ticket});
+    EXPECT_EQ(found_by(w.shop, later_text), std::vector<std::string>{ticket});
+    EXPECT_TRUE(found_by(w.shop, name_word).empty()) << "the name's old word went with it";
+    stop_cleanly(master);
+}
+
+// A database of its own (the stack's user may make supportcrm_scratch_* ones), dropped at the
+// end, with only the migrations up to `last_version` applied: the schema a previous release
+// left.
+class ScratchDatabase {
+  public:
+    ScratchDatabase(const it::proc::TempDir& dir, int last_version) {
+        for (char c : it::unique_suffix()) {
+            if (std::isalnum(static_cast<unsigned char>(c))) {
+                name_.push_back(c);
+            }
+        }
+        if (db_.execute("CREATE DATABASE " + name_ + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+                        {}) != 0) {
+            throw std::runtime_error("CREATE DATABASE " + name_ + " failed");
+        }
+        const std::string older = dir.file("sql-up-to-" + std::to_string(last_version));
+        std::filesystem::create_directory(older);
+        const std::string all = it::read_ini(it::env().config).at("migrations-dir");
+        for (const auto& entry : std::filesystem::directory_iterator(all)) {
+            const std::string file = entry.path().filename().string();
+            if (entry.path().extension() == ".sql" && std::stoi(file) <= last_version) {
+                std::filesystem::copy_file(entry.path(), older + "/" + file);
+            }
+        }
+        migrate({"--migrations-dir", older});
+    }
+    ~ScratchDatabase() {
+        try {
+            db_.execute("DROP DATABASE IF EXISTS " + name_, {});
+        } catch (const std::exception&) {
+            // The stack's MariaDB goes with the run.
+        }
+    }
+    ScratchDatabase(const ScratchDatabase&) = delete;
+    ScratchDatabase& operator=(const ScratchDatabase&) = delete;
+
+    const std::string& name() const { return name_; }
+    // supportcrm-admin migrate on this database (and `more` arguments before the command).
+    void migrate(std::vector<std::string> more = {}) const {
+        std::vector<std::string> args{"--db-name", name_};
+        args.insert(args.end(), more.begin(), more.end());
+        args.push_back("migrate");
+        const it::AdminResult r = it::admin_raw(args);
+        if (r.exit_code != 0) {
+            throw std::runtime_error("migrate of " + name_ + " failed: " + r.err);
+        }
+    }
+
+  private:
+    it::Db db_;
+    std::string name_ = "supportcrm_scratch_";
+};
+
+// The package reloads before it migrates (debian/postinst): a new pool whose statements the
+// older schema lacks waits for the migrate past ready-timeout, the old workers serving, and
+// takes over once the migrate is in, with no second reload.
+TEST_F(Process, AReloadOntoAnOlderSchemaWaitsForTheMigrate) {
+    const ScratchDatabase older(dir_, 16);  // before sql/017's has_human_ticket
+    const std::string config = copy_config("wait.conf");
+    std::vector<std::string> args = master_args(10, {"--ready-timeout", "1"});
+    args[1] = config;  // --config
+    Proc& master = spawn("wait-for-migrate", args);
+    ASSERT_TRUE(ready(master));
+
+    std::string text;
+    for (const std::string& line : it::proc::lines_with(it::proc::read_file(config), "")) {
+        text += (line.rfind("db-name", 0) == 0 ? "db-name = " + older.name() : line) + "\n";
+    }
+    write_file(config, text);
+    master.signal(SIGHUP);
+    ASSERT_TRUE(master.wait_for_log("reload waits for supportcrm-admin migrate: ", kWaitBound))
+        << master.log();
+    EXPECT_TRUE(master.wait_for_log("the schema is not migrated: ", Millis(0)));
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200))
+        << "the previous workers serve meanwhile";
+
+    older.migrate();
+    EXPECT_TRUE(ready_after_last_reload(master)) << master.log();
+    EXPECT_EQ(it::proc::count(master.log(), "reload abandoned"), 0u) << master.log();
+    EXPECT_TRUE(answered(it::fcgi::request(socket_path(), get("/healthz"), kRequestTimeout), 200));
+    stop_cleanly(master);
+}
+
+TEST_F(Process, TheReindexTaskWithNothingToDoExitsAtOnce) {
+    it::Db db;
+    ASSERT_EQ(db.count("SELECT COUNT(*) FROM search_reindex WHERE recheck = 1 OR "
+                       "finished_at IS NULL"),
+              0)
+        << "a test left a re-index pending";
+    Proc& master = start_master("reindex-idle", 10);
+    ASSERT_TRUE(master.wait_for_log("started re-index task", kWaitBound));
+    EXPECT_TRUE(master.wait_for_log("exited with status 0 ", kWaitBound)) << master.log();
+    EXPECT_EQ(it::proc::count(master.log(), "re-index task: the search data"), 0u);
+    EXPECT_TRUE(master.wait_for_children(2, kWaitBound));
     stop_cleanly(master);
 }
 

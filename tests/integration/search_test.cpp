@@ -904,11 +904,11 @@ TEST(Search, AnErasureLeavesNoWordOfTheCustomer) {
               0);
 }
 
-// The backfill of sql/012 (its INSERT statements, run again here over a row written behind the
-// service's back) splits and folds as the service did before E10 v1.3, which agrees with
-// NFKC_Casefold on these words (sql/018's re-index rewrites them all after it on an upgrade:
-// TheReindexRewritesWordsStoredByTheOldRule).
-TEST(Search, TheMigrationsBackfillAgreesWithTheService) {
+// What was stored before the index (a comment written behind the service's back, as by a
+// release before sql/012) gets its words from the re-index walk of `supportcrm-admin migrate`
+// (sql/012 has no backfill of its own: sql/018's walk, bounded batches, does it), folded as
+// the service folds.
+TEST(Search, TheMigratesWalkIndexesWhatWasStoredBeforeTheIndex) {
     const World w = it::tickets::make_world();
     const std::string t = it::tickets::create_ticket_id(w);
     it::tickets::PlantedMessage m;
@@ -916,24 +916,16 @@ TEST(Search, TheMigrationsBackfillAgreesWithTheService) {
     m.text = "Überweisung an MÜLLER-ΟΔΟΣ: don't_stop ref²x";
     it::tickets::plant_message(m);
     EXPECT_EQ(tickets_q(w.shop, "überweisung"), List{}) << "not written by the service";
+    const std::string sql012 = it::read_file(std::string(SUPPORTCRM_SQL_DIR) + "/012_search.sql");
+    EXPECT_EQ(sql012.find("\nINSERT"), std::string::npos)
+        << "sql/012 fills the tables in one statement again (it held every comment's lock)";
 
-    const std::string text = it::read_file(std::string(SUPPORTCRM_SQL_DIR) + "/012_search.sql");
     it::Db db;
-    int inserts = 0;
-    // Each statement over this test's rows only (`c` is the ticket, or the customer, of each):
-    // the old rule's words in every ticket of the database would be words no service writes
-    // since v1.3 (an NFD e\u0301cole as "cole"), for the tests that follow to meet.
-    for (size_t at = 0; (at = text.find("\nINSERT IGNORE", at)) != std::string::npos; ++at) {
-        const size_t end = text.find(";\n", at);
-        ASSERT_NE(end, std::string::npos);
-        constexpr std::string_view kCustomers = "INSERT IGNORE INTO customer_words";
-        const bool customers = text.compare(at + 1, kCustomers.size(), kCustomers) == 0;
-        ASSERT_EQ(db.execute(text.substr(at + 1, end - at - 1) + " AND c.id = ?",
-                             {customers ? std::to_string(w.customer_id) : t}),
-                  0);
-        ++inserts;
-    }
-    EXPECT_EQ(inserts, 3) << "the migration changed: update this test";
+    db.execute("UPDATE search_reindex SET done_through = ?, finished_at = NULL WHERE name = ?",
+               {std::to_string(std::stoull(t) - 1), std::string("tickets")});
+    const Json::Value done = it::admin({"migrate"});
+    EXPECT_GE(done["reindexed"]["tickets"].asUInt64(), 1u) << it::to_json(done);
+    db.execute("UPDATE search_reindex SET recheck = 0", {});  // not this suite's business
     for (const char* q : {"überweisung", "ÜBERW", "müller", "οδος", "don", "stop", "ref"}) {
         EXPECT_EQ(tickets_q(w.shop, q), List{t}) << q;
     }
@@ -1024,6 +1016,10 @@ TEST(Search, TheReindexRewritesWordsStoredByTheOldRule) {
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM search_reindex WHERE finished_at IS NULL"), 0);
     const Json::Value again = it::admin({"migrate"});
     EXPECT_EQ(again["reindexed"]["tickets"].asUInt64(), 0u) << "finished: nothing to do";
+    // The walk rewrote rows while a pool was serving: the next pool walks again once its own
+    // workers are the only ones (sql/020). Not this suite's business: put back.
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM search_reindex WHERE recheck = 1"), 2);
+    db.execute("UPDATE search_reindex SET recheck = 0", {});
 }
 
 // sql/014's backfill of the tag filter's index (its INSERT, run again here over tags and a

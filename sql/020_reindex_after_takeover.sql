@@ -1,0 +1,11 @@
+-- The re-index runs once more after the service's own workers are the only ones left
+-- (db/search_reindex.h, "after takeover"). `supportcrm-admin migrate` walks the search data
+-- while the previous release may still be serving (the package migrates before it reloads);
+-- a comment or name that release writes on a ticket the walk has passed never reaches the
+-- index, because that release either keeps no index (before sql/012) or folds words by an older
+-- rule (before sql/018). So a walk that rewrote anything sets `recheck`, and the pool's master,
+-- once the workers of the previous binary have exited, starts one re-index task that resets
+-- the walk and does it again (supportcrm-fcgi: fcgi/master.cpp, "the re-index task").
+-- The task walks what is committed at that time, with only this binary writing: nothing a
+-- migration left unindexed is missed. A small table: ADD COLUMN is instant.
+ALTER TABLE search_reindex ADD COLUMN IF NOT EXISTS recheck TINYINT(1) NOT NULL DEFAULT 0;
