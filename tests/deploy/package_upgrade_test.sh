@@ -24,10 +24,14 @@
 # 3. `systemctl enable --runtime --now supportcrm.socket`; nginx (workers as www-data, as on
 #    Debian) with the INSTALLED site on a free port: the first request starts the service
 #    through the socket; /status has a number for listenQueue (AF_NETLINK in the unit).
-# 4. Under load (parallel clients through nginx): `apt-get install` of the second .deb (its
-#    postinst reloads the service), then `systemctl reload supportcrm`: every request must
-#    answer 200; the master (same pid) and its workers run the new binary; the edited config
-#    is still there (a conffile dpkg kept); `journalctl -p warning` has nothing of ours.
+# 4. Under load (parallel clients through nginx, two of them writing tickets and comments):
+#    `apt-get install` of the second .deb with a migration and a re-index walk pending (its
+#    postinst reloads the service, then migrates), then `systemctl reload supportcrm`: every
+#    request must answer 200; the postinst ran the migrate; once the walks are done, every
+#    ticket and comment written meanwhile is found by `q`; the master (same pid) and its
+#    workers run the new binary; the edited config is still there (a conffile dpkg kept);
+#    `journalctl -p warning` has nothing of ours. A checkout under /tmp (private to the
+#    sandbox) puts the stack and the packages under /var/lib/supportcrm-package-test.
 # 5. A broken config: `systemctl reload supportcrm` fails (ExecReload runs --test-config) and
 #    the service keeps serving.
 # 6. With the shipped site enabled as docs/operations.md §6 says (a link in
@@ -95,6 +99,15 @@ fi
 
 [[ -x "$NGINX_BIN" ]] || ensure_packages nginx-light
 STACKDIR=$(abs_dir "$STACKDIR") || exit 1
+# The sandbox has its own /tmp, /var/tmp, /run and /dev: a checkout under one of them (a CI
+# clone in /tmp) would hide the packages, the MariaDB socket and nginx's files from what runs
+# inside. Such a stack directory moves to one the sandbox shares.
+case $STACKDIR/ in
+/tmp/* | /var/tmp/* | /run/* | /dev/*)
+    log "$STACKDIR is private to the sandbox; using /var/lib/supportcrm-package-test instead"
+    STACKDIR=/var/lib/supportcrm-package-test
+    ;;
+esac
 
 sb() { "$SANDBOX" exec "$@"; }
 
@@ -171,6 +184,12 @@ while [[ "$path" != / ]]; do
     (($(stat -c %a "$path") % 2 == 1)) ||
         die "$path is not searchable by others: the service could not reach $STACKDIR/mysqld.sock"
 done
+
+# The packages where the sandbox sees them (the build's own paths may be private to it).
+mkdir -p -- "$STACKDIR/debs"
+cp -- "$deb1" "$deb2" "$STACKDIR/debs/"
+deb1=$STACKDIR/debs/$(basename "$deb1")
+deb2=$STACKDIR/debs/$(basename "$deb2")
 
 timed "systemd-sandbox up" "$SANDBOX" up >&2
 sandbox_up=1
@@ -274,6 +293,43 @@ sys.exit(0 if type(q) is int else 1)' "$STACKDIR/status.json" ||
 log "/status under the unit: $(cut -c1-160 "$STACKDIR/status.json")"
 
 # --- 4. upgrade and reload under load ----------------------------------------------------
+# The upgrade brings a migration and a re-index walk, as one from a release before sql/018
+# does: sql/020 and the walk are put back to pending (020 is ADD COLUMN IF NOT EXISTS, so
+# running it again is what it does on an older schema), and tickets exist for the walk. The
+# postinst must then run the migrate itself (debian/postinst), and every ticket and comment
+# written meanwhile must be found by `q` once the re-index task has walked again.
+sql() { mariadb_root "$STACKDIR" "$@" supportcrm; }
+key=$(sb /usr/bin/supportcrm-admin shop create --domain upgrade.example >/dev/null &&
+    sb /usr/bin/supportcrm-admin key create --shop upgrade.example --label upgrade |
+    sed -n 's/.*"key":"\([^"]*\)".*/\1/p')
+[[ -n "$key" ]] || die "no key for the upgrade's writers"
+api() { # api METHOD PATH [BODY]: the JSON answer on stdout, non-2xx fails
+    curl -sf --max-time 10 -X "$1" -H "x-api-key: $key" -H 'Content-Type: application/json' \
+        ${3:+--data "$3"} "$url/api/v1$2"
+}
+customer=$(api POST /customers '{"email":"upgrade@example.com"}' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+[[ -n "$customer" ]] || die "POST /api/v1/customers failed"
+for ((i = 1; i <= 50; i++)); do
+    api POST /tickets "{\"customerId\":$customer,\"Channel\":\"Mail\",\"name\":\"before $i\"}" >/dev/null ||
+        die "POST /api/v1/tickets failed"
+done
+sql <<<"DELETE FROM schema_migrations WHERE version = 20;
+UPDATE search_reindex SET done_through = 0, finished_at = NULL, recheck = 0;"
+writer() { # writer N: a ticket named upgradeN<i>, and a comment wordN<i> on it, until load.stop
+    local i=0 id
+    while [[ ! -e "$STACKDIR/load.stop" ]]; do
+        i=$((i + 1))
+        id=$(api POST /tickets "{\"customerId\":$customer,\"Channel\":\"Mail\",\"name\":\"upgrade$1x$i\"}" |
+            sed -n 's/.*"id":"\([0-9]*\)".*/\1/p') || { echo "ticket-failed"; continue; }
+        api POST "/tickets/$id/comments" "{\"text\":\"comment$1x$i\"}" >/dev/null ||
+            { echo "comment-failed $id"; continue; }
+        echo "$id upgrade$1x$i comment$1x$i"
+        sleep 0.1 # a steady trickle: every write is looked up afterwards
+    done >"$STACKDIR/writes.$1"
+}
+found_by() { # found_by WORD: the ids GET /tickets?q=WORD lists, one a line
+    api GET "/tickets?q=$1" | grep -o '"id":"[0-9]*"' | grep -o '[0-9]*' || true
+}
 ready_count() { sb journalctl -u supportcrm --no-pager -o cat | grep -c 'ready: ' || true; }
 ready_after() { (($(ready_count) > $1)); }
 answers() { cat "$STACKDIR"/load.[0-9]* 2>/dev/null | wc -l; }
@@ -286,6 +342,10 @@ load_client() { # load_client N: GET /healthz until load.stop exists, one status
 rm -f -- "$STACKDIR/load.stop" "$STACKDIR"/load.[0-9]*
 for ((c = 1; c <= LOAD_CLIENTS; c++)); do
     load_client "$c" &
+    load_pids+=($!)
+done
+for c in 1 2; do
+    writer "$c" &
     load_pids+=($!)
 done
 wait_until 30 "the load clients' first answers" answers_at_least "$LOAD_CLIENTS"
@@ -302,9 +362,29 @@ wait_until 30 "answers from the new pool" answers_at_least $(($(answers) + 4 * L
 touch "$STACKDIR/load.stop"
 wait "${load_pids[@]}"
 load_pids=()
+grep -q 'applying the schema migrations' "$STACKDIR/apt-upgrade.log" ||
+    die "the postinst did not run supportcrm-admin migrate (apt-upgrade.log)"
+pending=$(sb /usr/bin/supportcrm-admin migrate --status)
+[[ "$pending" == *'"pending":[]'* ]] || die "migrations pending after the upgrade: $pending"
+# The migrate's walk, then the re-index task's walk after the last reload's takeover.
+walks_done() {
+    [[ "$(sql -N <<<"SELECT COUNT(*) FROM search_reindex WHERE recheck = 1 OR finished_at IS NULL")" == 0 ]]
+}
+wait_until 120 "the re-index walks done (search_reindex)" walks_done
+writes=$(cat "$STACKDIR"/writes.[0-9]* | wc -l)
+if grep -h 'failed' "$STACKDIR"/writes.[0-9]*; then die "writes failed during the upgrade"; fi
+((writes > 0)) || die "no ticket was written during the upgrade"
+missed=0
+while read -r id name_word comment_word; do
+    for word in "$name_word" "$comment_word"; do
+        [[ "$(found_by "$word")" == "$id" ]] || { warn "ticket $id is not found by q=$word"; missed=$((missed + 1)); }
+    done
+done < <(cat "$STACKDIR"/writes.[0-9]*)
+((missed == 0)) || die "$missed words written during the upgrade are not found by q"
+log "the upgrade migrated (postinst) and re-indexed: the $writes tickets and comments written during it are all found by q"
 total=$(answers)
 failed=$(cat "$STACKDIR"/load.[0-9]* | grep -vcx 200 || true)
-note="package $v1 -> $v2, then systemctl reload, under load: $total requests, $failed failed"
+note="package $v1 -> $v2 (migrating), then systemctl reload, under load: $total requests, $failed failed; $writes tickets written meanwhile, all found by q"
 log "$note"
 ((total > 0)) || die "no requests were made during the upgrade"
 if ((failed > 0)); then
