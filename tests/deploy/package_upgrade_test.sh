@@ -315,15 +315,17 @@ for ((i = 1; i <= 50; i++)); do
 done
 sql <<<"DELETE FROM schema_migrations WHERE version = 20;
 UPDATE search_reindex SET done_through = 0, finished_at = NULL, recheck = 0;"
-writer() { # writer N: a ticket named upgradeN<i>, and a comment wordN<i> on it, until load.stop
-    local i=0 id
+writer() { # writer N: a ticket named upgradeNx<i>z, a comment commentNx<i>z on it, until load.stop
+    local i=0 id name text
     while [[ ! -e "$STACKDIR/load.stop" ]]; do
         i=$((i + 1))
-        id=$(api POST /tickets "{\"customerId\":$customer,\"Channel\":\"Mail\",\"name\":\"upgrade$1x$i\"}" |
+        # q matches word prefixes: the z keeps upgrade1x1z from matching upgrade1x10z.
+        name=upgrade$1x${i}z text=comment$1x${i}z
+        id=$(api POST /tickets "{\"customerId\":$customer,\"Channel\":\"Mail\",\"name\":\"$name\"}" |
             sed -n 's/.*"id":"\([0-9]*\)".*/\1/p') || { echo "ticket-failed"; continue; }
-        api POST "/tickets/$id/comments" "{\"text\":\"comment$1x$i\"}" >/dev/null ||
+        api POST "/tickets/$id/comments" "{\"text\":\"$text\"}" >/dev/null ||
             { echo "comment-failed $id"; continue; }
-        echo "$id upgrade$1x$i comment$1x$i"
+        echo "$id $name $text"
         sleep 0.1 # a steady trickle: every write is looked up afterwards
     done >"$STACKDIR/writes.$1"
 }
