@@ -8,6 +8,8 @@ const char* reason_phrase(int status) {
             return "OK";
         case 201:
             return "Created";
+        case 202:
+            return "Accepted";
         case 304:
             return "Not Modified";
         case 400:
