@@ -8,18 +8,26 @@ const char* reason_phrase(int status) {
             return "OK";
         case 201:
             return "Created";
+        case 202:
+            return "Accepted";
         case 304:
             return "Not Modified";
+        case 308:
+            return "Permanent Redirect";
         case 400:
             return "Bad Request";
         case 401:
             return "Unauthorized";
+        case 403:
+            return "Forbidden";
         case 404:
             return "Not Found";
         case 405:
             return "Method Not Allowed";
         case 409:
             return "Conflict";
+        case 410:
+            return "Gone";
         case 412:
             return "Precondition Failed";
         case 413:

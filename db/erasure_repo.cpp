@@ -20,9 +20,17 @@ unsigned scrub_batch(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch)
     });
 }
 
-// Batches until one comes back short: nothing of this kind is left.
-void scrub_all(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
-    while (scrub_batch(db, id, customer_id, batch) >= batch) {
+// Batches of `one` (which returns the rows it changed, at most kErasureBatch) until one comes
+// back short: nothing of this kind is left (true); false when the budget ran out first.
+template <typename Batch>
+bool batches_until_short(ErasureBudget& budget, Batch&& one) {
+    for (;;) {
+        if (!budget.take(ErasureClock::now())) {
+            return false;
+        }
+        if (one() < kErasureBatch) {
+            return true;
+        }
     }
 }
 
@@ -55,7 +63,7 @@ std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const 
                   });
 }
 
-// One autocommit batch: the comments after `after` up to `last` (included), in (time, id).
+// The comments after `after` up to `last` (included), in (time, id).
 void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                             const CommentKey& last) {
     db.run(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
@@ -67,52 +75,155 @@ void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& a
     });
 }
 
-// Every comment of the ticket, batch by batch, each starting where the one before ended (no
-// batch reads a row another one scrubbed); then the ticket itself.
-void scrub_ticket(Db& db, std::uint64_t ticket_id, unsigned batch) {
-    const CommentKey past_all{"9999-12-31 23:59:59.999", UINT64_MAX};
-    CommentKey after;
-    for (;;) {
-        std::optional<CommentKey> end = next_batch_end(db, ticket_id, after, batch);
-        scrub_comments_between(db, ticket_id, after, end ? *end : past_all);
-        if (!end) {
-            break;
+// How far the tickets are (sql/021): every one up to `through` done; within the next one, its
+// comments up to `comment` (when `comment_ticket` names it).
+struct TicketProgress {
+    std::uint64_t through = 0;
+    std::uint64_t comment_ticket = 0;  // 0: no comment recorded
+    CommentKey comment;
+};
+
+TicketProgress read_progress(Db& db, std::uint64_t customer_id) {
+    return db.run(Stmt::erasure_progress, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, customer_id);
+        ResultSetPtr rs(st.executeQuery());
+        TicketProgress at;
+        if (rs->next()) {
+            at.through = rs->getUInt64(1);
+            if (!rs->isNull(2)) {
+                at.comment_ticket = rs->getUInt64(2);
+                at.comment = CommentKey{rs->getString(3), rs->getUInt64(4)};
+            }
         }
-        after = std::move(*end);
-    }
-    db.run(Stmt::erase_ticket, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
+        return at;
+    });
+}
+
+// Binds (customer id, after, through): the statements on a group's tickets.
+void bind_group(sql::PreparedStatement& st, std::uint64_t customer_id, const TicketGroup& g) {
+    st.setUInt64(1, customer_id);
+    st.setUInt64(2, g.after);
+    st.setUInt64(3, g.through);
+}
+
+// The group's tickets themselves, and the progress past them; in the caller's transaction,
+// after their comments and words.
+void clear_tickets(Db& db, std::uint64_t customer_id, const TicketGroup& g) {
+    db.run(Stmt::erase_tickets, [&](sql::PreparedStatement& st) {
+        bind_group(st, customer_id, g);
+        st.executeUpdate();
+    });
+    db.run(Stmt::erasure_tickets_through, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, g.through);
+        st.setUInt64(2, customer_id);
+        st.setUInt64(3, g.through);
         st.executeUpdate();
     });
 }
 
-// The customer's tickets, a chunk of ids at a time.
-std::vector<std::uint64_t> ticket_ids_after(Db& db, std::uint64_t customer_id, std::uint64_t after,
-                                            unsigned batch) {
-    return db.run(Stmt::erase_ticket_ids, [&](sql::PreparedStatement& st) {
+// A group of small tickets: one batch, one transaction.
+bool erase_group(Db& db, std::uint64_t customer_id, const TicketGroup& g, ErasureBudget& budget) {
+    if (!budget.take(ErasureClock::now())) {
+        return false;
+    }
+    Transaction tx(db);
+    db.run(Stmt::erase_group_comments, [&](sql::PreparedStatement& st) {
+        bind_group(st, customer_id, g);
+        st.executeUpdate();
+    });
+    erase_tickets_words(db, customer_id, g.after, g.through);
+    clear_tickets(db, customer_id, g);
+    tx.commit();
+    return true;
+}
+
+// The comments of a large ticket, batch by batch from `after`, each starting where the one
+// before ended (no batch reads a row another one scrubbed), each recording where it ended.
+bool erase_large_comments(Db& db, std::uint64_t customer_id, const TicketGroup& g, CommentKey after,
+                          ErasureBudget& budget) {
+    const CommentKey past_all{"9999-12-31 23:59:59.999", UINT64_MAX};
+    for (;;) {
+        if (!budget.take(ErasureClock::now())) {
+            return false;
+        }
+        std::optional<CommentKey> end = next_batch_end(db, g.through, after, kErasureBatch);
+        Transaction tx(db);
+        scrub_comments_between(db, g.through, after, end ? *end : past_all);
+        if (end) {
+            db.run(Stmt::erasure_comment_through, [&](sql::PreparedStatement& st) {
+                st.setUInt64(1, end->id);
+                st.setUInt64(2, customer_id);
+                st.setUInt64(3, g.after);
+                st.executeUpdate();
+            });
+        }
+        tx.commit();
+        if (!end) {
+            return true;
+        }
+        after = std::move(*end);
+    }
+}
+
+// A large ticket: its comments from where the progress says, then its words, batch by batch;
+// the ticket itself with the last of them.
+bool erase_large_ticket(Db& db, std::uint64_t customer_id, const TicketGroup& g,
+                        const TicketProgress& at, ErasureBudget& budget) {
+    const bool resumed = g.after == at.through && at.comment_ticket == g.through;
+    const CommentKey after = resumed ? at.comment : CommentKey{};
+    if (!erase_large_comments(db, customer_id, g, after, budget)) {
+        return false;
+    }
+    for (;;) {
+        if (!budget.take(ErasureClock::now())) {
+            return false;
+        }
+        Transaction tx(db);
+        const bool last = erase_ticket_words_batch(db, g.through, kErasureBatch) < kErasureBatch;
+        if (last) {
+            clear_tickets(db, customer_id, g);
+        }
+        tx.commit();
+        if (last) {
+            return true;
+        }
+    }
+}
+
+// The customer's next tickets after `after`, with their numbers of comments.
+std::vector<TicketToErase> ticket_chunk(Db& db, std::uint64_t customer_id, std::uint64_t after,
+                                        unsigned batch) {
+    return db.run(Stmt::erase_ticket_chunk, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, customer_id);
         st.setUInt64(2, after);
         st.setUInt(3, batch);
         ResultSetPtr rs(st.executeQuery());
-        std::vector<std::uint64_t> ids;
+        std::vector<TicketToErase> tickets;
         while (rs->next()) {
-            ids.push_back(rs->getUInt64(1));
+            tickets.push_back(TicketToErase{rs->getUInt64(1), rs->getUInt64(2)});
         }
-        return ids;
+        return tickets;
     });
 }
 
-void scrub_tickets(Db& db, std::uint64_t customer_id, unsigned batch) {
-    std::uint64_t after = 0;
+// Every ticket after the progress, a chunk of them at a time, in the groups the plan makes:
+// true when none is left, false when the budget ran out first.
+bool erase_tickets(Db& db, std::uint64_t customer_id, ErasureBudget& budget) {
+    const TicketProgress at = read_progress(db, customer_id);
+    std::uint64_t after = at.through;
     for (;;) {
-        const std::vector<std::uint64_t> ids = ticket_ids_after(db, customer_id, after, batch);
-        for (std::uint64_t id : ids) {
-            scrub_ticket(db, id, batch);
+        const std::vector<TicketToErase> chunk =
+            ticket_chunk(db, customer_id, after, kErasureBatch);
+        for (const TicketGroup& g : plan_ticket_groups(after, chunk, kErasureBatch)) {
+            if (!(g.large ? erase_large_ticket(db, customer_id, g, at, budget)
+                          : erase_group(db, customer_id, g, budget))) {
+                return false;
+            }
         }
-        if (ids.size() < batch) {
-            break;
+        if (chunk.size() < kErasureBatch) {
+            return true;
         }
-        after = ids.back();
+        after = chunk.back().id;
     }
 }
 
@@ -202,21 +313,23 @@ bool erasure_done(Db& db, std::uint64_t id) {
     });
 }
 
-void finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, unsigned batch) {
-    scrub_tickets(db, id, batch);
-    scrub_all(db, Stmt::erase_surveys, id, batch);
-    // The tickets' words (extensions.md §E10): their names and comments are gone.
-    while (erase_ticket_words_batch(db, id, batch) >= batch) {
+bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudget& budget) {
+    const bool done =
+        erase_tickets(db, id, budget) &&
+        batches_until_short(
+            budget, [&] { return scrub_batch(db, Stmt::erase_surveys, id, kErasureBatch); }) &&
+        batches_until_short(
+            budget, [&] { return erase_idempotency_batch(db, shop_id, id, kErasureBatch); }) &&
+        batches_until_short(budget,
+                            [&] { return erase_events_batch(db, shop_id, id, kErasureBatch); });
+    if (done) {
+        db.run(Stmt::customer_erasure_done, [&](sql::PreparedStatement& st) {
+            st.setString(1, timeutil::format_db(timeutil::now_ms()));
+            st.setUInt64(2, id);
+            st.executeUpdate();
+        });
     }
-    while (erase_idempotency_batch(db, shop_id, id, batch) >= batch) {
-    }
-    while (erase_events_batch(db, shop_id, id, batch) >= batch) {
-    }
-    db.run(Stmt::customer_erasure_done, [&](sql::PreparedStatement& st) {
-        st.setString(1, timeutil::format_db(timeutil::now_ms()));
-        st.setUInt64(2, id);
-        st.executeUpdate();
-    });
+    return done;
 }
 
 ErasureTotals erasure_totals(Db& db, std::uint64_t id) {

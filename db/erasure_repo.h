@@ -6,6 +6,7 @@
 
 #include "common/time_util.h"
 #include "db/db.h"
+#include "db/erasure_plan.h"
 
 namespace supportcrm {
 
@@ -16,10 +17,14 @@ bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeuti
 
 bool erasure_done(Db& db, std::uint64_t id);
 
-// The rest, each batch of at most `batch` rows its own short transaction: comments, tickets,
-// surveys, stored Idempotency-Key answers, events (their pending deliveries cancelled); then
-// erasure_done_at. Safe to run again: each batch finds only rows still holding the data.
-void finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, unsigned batch);
+// The rest, as far as `budget` goes, each batch of at most kErasureBatch rows its own short
+// transaction: the tickets from where the last batch left them (sql/021), a group of small
+// ones with their comments and words, or a large one's comments, then words, a batch at a
+// time; then surveys, stored Idempotency-Key answers, events (their pending deliveries
+// cancelled); then erasure_done_at. True when all is done; false when the budget ran out with
+// work left, which the next call (the next DELETE) carries on. Safe to run again and beside
+// another run: each batch finds only rows still holding the data, the progress only rises.
+bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudget& budget);
 
 struct ErasureTotals {
     std::uint64_t tickets = 0, comments = 0, surveys = 0;

@@ -2,9 +2,12 @@
 // db/statements.h (which gathers every statement list) and erasure_repo.cpp (their reader).
 //
 // The first transaction clears the customer row (erased_at: from then on the id answers 410);
-// every later statement is one bounded autocommit batch (LIMIT ?) that finds only rows still
-// holding personal data, so a DELETE cut short, or repeated, carries on where the last one
-// stopped and a finished erasure finds nothing left to do.
+// every later batch is bounded (db/erasure_plan.h) and its own short transaction. The tickets go
+// in id order, a group of small ones or a keyset batch of one large ticket's comments at a time,
+// each batch recording how far the tickets are (sql/021) in its own transaction; the surveys,
+// stored answers and events then go in LIMIT ? batches that find only rows still holding
+// personal data. So a DELETE cut short, or repeated, carries on where the last one stopped,
+// and a finished erasure finds nothing left to do.
 #pragma once
 
 #include "db/columns.h"
@@ -25,7 +28,6 @@ namespace supportcrm {
 // text: the ids the events' and stored answers' JSON carries.
 #define SUPPORTCRM_ERASED_IDS \
     "(SELECT CAST(x.id AS CHAR) FROM customers x WHERE x.id = ? OR x.merged_into = ?)"
-#define SUPPORTCRM_ERASED_TICKETS "(SELECT t.id FROM conversations t WHERE t.customer_id = ?)"
 #define SUPPORTCRM_ERASED_TICKET_IDS \
     "(SELECT CAST(t.id AS CHAR) FROM conversations t WHERE t.customer_id = ?)"
 #define SUPPORTCRM_ERASED_COMMENT_IDS                                                     \
@@ -47,14 +49,29 @@ namespace sql_text {
       "WHERE merged_into = ?")                                                                     \
     S(customer_erasure_done_at,                                                                    \
       "SELECT erasure_done_at IS NOT NULL FROM customers WHERE id = ?")                            \
-    /* Its tickets, a chunk of ids at a time (keyset along ix_conversations_customer). */         \
-    S(erase_ticket_ids,                                                                            \
-      "SELECT id FROM conversations WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?")         \
-    /* Every comment of a ticket, the shop's too (a reply quotes the customer), in keyset */      \
-    /* batches along ix_messages_conversation_time (conversation_id, time, id): a batch starts */  \
-    /* after the last (time, id) of the one before, so it reads only its own rows and never */     \
-    /* the ones already scrubbed. erase_comments_next: the (time, id) that ends a full batch */   \
-    /* (none: what is left is the last batch). */                                                  \
+    /* How far the tickets are (sql/021): erasure_through, and the ticket and (time, id) of */    \
+    /* erasure_comment (NULLs without one). */                                                     \
+    S(erasure_progress,                                                                            \
+      "SELECT c.erasure_through, m.conversation_id, m.time, m.id FROM customers c "                \
+      "LEFT JOIN messages m ON m.id = c.erasure_comment WHERE c.id = ?")                           \
+    /* Its next tickets after erasure_through, with their numbers of comments (a count along */   \
+    /* ix_messages_conversation_time): what plan_ticket_groups (db/erasure_plan.h) groups. */     \
+    S(erase_ticket_chunk,                                                                          \
+      "SELECT t.id, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = t.id) "             \
+      "FROM conversations t WHERE t.customer_id = ? AND t.id > ? ORDER BY t.id LIMIT ?")          \
+    /* A group: every comment of the customer's tickets with ids in (?, ?], the shop's too (a */  \
+    /* reply quotes the customer), at most a batch of them (the plan counted them), read from */   \
+    /* the tickets along ix_conversations_customer (STRAIGHT_JOIN: never a range of comments */    \
+    /* over other customers' tickets). */                                                          \
+    S(erase_group_comments,                                                                        \
+      "UPDATE conversations t STRAIGHT_JOIN messages m ON m.conversation_id = t.id "               \
+      "SET m.text = '', m.subject = NULL, m.from_email = NULL, m.to_emails = '[]', "               \
+      "m.attachments = NULL WHERE t.customer_id = ? AND t.id > ? AND t.id <= ?")                   \
+    /* The comments of a ticket of more than a batch, in keyset batches along */                  \
+    /* ix_messages_conversation_time (conversation_id, time, id): a batch starts after the last */ \
+    /* (time, id) of the one before (or of erasure_comment), so it reads only its own rows and */  \
+    /* never the ones already scrubbed. erase_comments_next: the (time, id) that ends a full */    \
+    /* batch (none: what is left is the last batch). */                                            \
     S(erase_comments_next,                                                                         \
       "SELECT time, id FROM messages WHERE conversation_id = ? AND time >= ? "                     \
       "AND (time > ? OR id > ?) ORDER BY time, id LIMIT 1 OFFSET ?")                               \
@@ -64,11 +81,22 @@ namespace sql_text {
       /* Bounded on both sides (not ORDER BY ... LIMIT, which MariaDB sorts: it read every */      \
       /* comment left, each batch): the range holds the batch's rows only. */                      \
       "AND time <= ? AND (time < ? OR id <= ?)")                                                   \
-    /* A ticket's fetch shape changes: its version (ETag) too; once (a repeat finds it clean). */  \
-    S(erase_ticket,                                                                                \
+    /* The tickets with ids in (?, ?] of the customer, with the last batch of their comments */   \
+    /* and words. Their fetch shape changes: their versions (ETags) too; once (a repeat finds */   \
+    /* them clean). */                                                                             \
+    S(erase_tickets,                                                                               \
       "UPDATE conversations SET name = NULL, last_message = NULL, thread_id = NULL, "              \
-      "email_used = NULL, version = version + 1 WHERE id = ? AND (name IS NOT NULL "               \
-      "OR last_message IS NOT NULL OR thread_id IS NOT NULL OR email_used IS NOT NULL)")          \
+      "email_used = NULL, version = version + 1 WHERE customer_id = ? AND id > ? AND id <= ? "     \
+      "AND (name IS NOT NULL OR last_message IS NOT NULL OR thread_id IS NOT NULL "                \
+      "OR email_used IS NOT NULL)")                                                                \
+    /* The progress, in the transaction of the batch it records: only ever forward (a */          \
+    /* concurrent DELETE of the same customer, behind, leaves it where it is); a comment's only */ \
+    /* while its ticket is the next one to do. */                                                  \
+    S(erasure_tickets_through,                                                                     \
+      "UPDATE customers SET erasure_through = ?, erasure_comment = NULL "                          \
+      "WHERE id = ? AND erasure_through < ?")                                                      \
+    S(erasure_comment_through,                                                                     \
+      "UPDATE customers SET erasure_comment = ? WHERE id = ? AND erasure_through = ?")             \
     /* mark, created_at, conversation, channel and agent stay: CSAT statistics do not change. */   \
     S(erase_surveys,                                                                               \
       "UPDATE surveys SET comment = NULL, graph_nodes = '{}', node_ids = '[]' "                    \
@@ -109,10 +137,14 @@ namespace sql_text {
       "WHERE id = ?")                                                                              \
     S(customer_erasure_done,                                                                       \
       "UPDATE customers SET erasure_done_at = ? WHERE id = ? AND erasure_done_at IS NULL")         \
-    /* The answer's totals: the rows stay (scrubbed), so a repeat counts the same. */              \
+    /* The answer's totals: the rows stay (scrubbed), so a repeat counts the same. Every */        \
+    /* DELETE of an erasure counts them: the comments along the customer's tickets */              \
+    /* (STRAIGHT_JOIN; as conversation_id IN (its tickets), MariaDB 10.11 read the whole of */     \
+    /* ix_messages_conversation_time, every shop's comments). */                                   \
     S(erasure_totals,                                                                              \
       "SELECT (SELECT COUNT(*) FROM conversations WHERE customer_id = ?), "                        \
-      "(SELECT COUNT(*) FROM messages WHERE conversation_id IN " SUPPORTCRM_ERASED_TICKETS "), "   \
+      "(SELECT COUNT(*) FROM conversations t STRAIGHT_JOIN messages m "                            \
+      "ON m.conversation_id = t.id WHERE t.customer_id = ?), "                                     \
       "(SELECT COUNT(*) FROM surveys WHERE customer_id = ?)")
 SUPPORTCRM_ERASURE_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 }  // namespace sql_text

@@ -125,9 +125,19 @@ void erase_customer_words(Db& db, std::uint64_t customer_id) {
     });
 }
 
-unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned batch) {
-    return db.run(Stmt::erase_ticket_words, [&](sql::PreparedStatement& st) {
+void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
+                         std::uint64_t through) {
+    db.run(Stmt::erase_tickets_words, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, customer_id);
+        st.setUInt64(2, after);
+        st.setUInt64(3, through);
+        st.executeUpdate();
+    });
+}
+
+unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch) {
+    return db.run(Stmt::erase_ticket_words, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, ticket_id);
         st.setUInt(2, batch);
         return static_cast<unsigned>(st.executeUpdate());
     });

@@ -44,8 +44,12 @@ void unindex_customer(Db& db, std::uint64_t customer_id);
 
 // The words of the customer and of those merged into it.
 void erase_customer_words(Db& db, std::uint64_t customer_id);
-// One bounded batch of the words of the customer's tickets: the rows it deleted.
-unsigned erase_ticket_words_batch(Db& db, std::uint64_t customer_id, unsigned batch);
+// Every word row (the known-words lists too) of the customer's tickets with ids in
+// (after, through], in the caller's transaction: the batch that clears those tickets.
+void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
+                         std::uint64_t through);
+// One bounded batch of one ticket's word rows (a ticket of many comments): the rows it deleted.
+unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch);
 
 // --- Reads ----------------------------------------------------------------------------------
 

@@ -304,13 +304,19 @@ namespace sql_text {
       "INSERT IGNORE INTO customer_words (customer_id, word, shop_id) "                            \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
     /* Erasure (extensions.md E9): the customer's and those merged into it, in the first */       \
-    /* transaction; its tickets' words in bounded batches (binds customer id, limit). */          \
+    /* transaction; its tickets' in the batches that clear those tickets (db/erasure_sql.h): */   \
+    /* every row of the customer's tickets with ids in (?, ?], the tickets read along */           \
+    /* ix_conversations_customer, then each one's rows along the primary key (STRAIGHT_JOIN: */    \
+    /* never a range of ticket_words over other customers' tickets); the rows of a ticket of */    \
+    /* many comments in bounded batches of their own. */                                           \
     S(erase_customer_words,                                                                        \
       "DELETE FROM customer_words WHERE customer_id IN "                                           \
       "(SELECT x.id FROM customers x WHERE x.id = ? OR x.merged_into = ?)")                        \
+    S(erase_tickets_words,                                                                         \
+      "DELETE w FROM conversations t STRAIGHT_JOIN ticket_words w ON w.conversation_id = t.id "    \
+      "WHERE t.customer_id = ? AND t.id > ? AND t.id <= ?")                                        \
     S(erase_ticket_words,                                                                          \
-      "DELETE FROM ticket_words WHERE conversation_id IN "                                         \
-      "(SELECT t.id FROM conversations t WHERE t.customer_id = ?) LIMIT ?")
+      "DELETE FROM ticket_words WHERE conversation_id = ? LIMIT ?")
 SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 }  // namespace sql_text
 

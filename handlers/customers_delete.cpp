@@ -4,9 +4,11 @@
 // id; an erased one carries on, the DELETE finishes it), then the first transaction: the
 // customer row and the rows merged into it cleared, erased_at set, the customer.erased event.
 // From its COMMIT every route naming the id answers 410. The rest runs in bounded batches, each
-// its own short transaction (db/erasure_repo.h), so a customer of any size is erased without a
-// long lock; a DELETE cut short, or repeated, runs them again and they find what is left.
-// The totals are counted from the rows, which stay (scrubbed): a repeat answers the same.
+// its own short transaction (db/erasure_repo.h), and one DELETE runs only so many of them
+// (db/erasure_plan.h: a count and a deadline): 200 "complete": true when nothing is left, else
+// 202 "complete": false with Retry-After, and the next DELETE goes on where this one stopped.
+// A DELETE cut short is the same as one that ran out of budget. The totals are counted from the
+// rows, which stay (scrubbed): every answer of one erasure carries the same.
 #include "api/api_error.h"
 #include "api/handler.h"
 #include "common/json_writer.h"
@@ -17,13 +19,16 @@
 namespace supportcrm {
 namespace {
 
-// Rows per batch: short enough that no batch holds its locks for long.
-constexpr unsigned kErasureBatch = 1000;
 // Runs of the remaining batches when the server rolls one back (repeat_if_rolled_back).
 constexpr int kErasureAttempts = 8;
 
-Response erased_answer(std::uint64_t id, const ErasureTotals& t) {
+// 200 when the erasure is complete; 202 while work is left, with when to repeat the DELETE.
+Response erased_answer(std::uint64_t id, const ErasureTotals& t, bool complete) {
     Response r;
+    if (!complete) {
+        r.status = 202;
+        r.headers.emplace_back("Retry-After", "1");
+    }
     JsonWriter w(r.body);
     w.begin_object()
         .field("success", true)
@@ -34,6 +39,7 @@ Response erased_answer(std::uint64_t id, const ErasureTotals& t) {
         .field("comments", t.comments)
         .field("surveys", t.surveys)
         .end_object()
+        .field("complete", complete)
         .end_object();
     return r;
 }
@@ -79,15 +85,18 @@ Response delete_customer(HandlerContext& ctx) {
             return std::move(*refused);
         }
     }
-    if (!erasure_done(ctx.db, ctx.path_id)) {
+    bool complete = erasure_done(ctx.db, ctx.path_id);
+    if (!complete) {
         // Its batches come after the first transaction committed, and each step does only what
         // is left: one rolled back (a Galera node's write set on the same event or comment) is
-        // finished by running the rest again here, not answered 503.
-        repeat_if_rolled_back(kErasureAttempts, [&] {
-            finish_erasure(ctx.db, shop.value->id, ctx.path_id, kErasureBatch);
+        // finished by running the rest again here, not answered 503. The budget is the
+        // request's: a run again spends what is left of it.
+        ErasureBudget budget = request_budget(ErasureClock::now());
+        complete = repeat_if_rolled_back(kErasureAttempts, [&] {
+            return finish_erasure(ctx.db, shop.value->id, ctx.path_id, budget);
         });
     }
-    return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id));
+    return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id), complete);
 }
 
 }  // namespace supportcrm
