@@ -150,6 +150,60 @@ class MigrationLock {
     std::unique_ptr<sql::Statement> st_;
 };
 
+// One batch of a backfill. The service writes the same rows meanwhile: a batch the server
+// chose as a deadlock's victim (or whose lock wait timed out) was rolled back whole, and runs
+// again; the service's request got its rows.
+void run_batch(sql::Statement& st, const std::string& statement) {
+    constexpr int kAttempts = 20;
+    for (int attempt = 1;; ++attempt) {
+        try {
+            st.execute(statement);
+            return;
+        } catch (const sql::SQLException& e) {
+            if (attempt >= kAttempts || !Db::is_rerunnable_conflict(e.getErrorCode())) {
+                throw;
+            }
+        }
+    }
+}
+
+// A backfill over a big table is written for the ids `BETWEEN @batch_lo AND @batch_hi` of the
+// table a statement before it names (SET @batch_table = 'conversations', @batch_size = 2000,
+// @batch_lo = 0, @batch_hi = 18446744073709551615: the whole range, so that the file also runs
+// by hand, in one statement). Here it runs once per @batch_size ids up to the table's largest,
+// each run its own autocommit transaction: no row it writes stays locked longer than a batch
+// (a write to a ticket waited seconds behind one UPDATE of every ticket), and on Galera each
+// batch is a write set of its own.
+void run_in_batches(sql::Statement& st, const std::string& statement) {
+    std::string table;
+    std::uint64_t size = 0;
+    {
+        ResultSetPtr rs(st.executeQuery("SELECT @batch_table, @batch_size"));
+        if (rs->next() && !rs->isNull(1) && !rs->isNull(2)) {
+            table = rs->getString(1);
+            size = rs->getUInt64(2);
+        }
+    }
+    const bool plain_name =
+        !table.empty() &&
+        table.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos;
+    if (!plain_name || size == 0) {
+        throw std::runtime_error(
+            "a statement with @batch_hi needs @batch_table (a table name) and "
+            "@batch_size set before it");
+    }
+    std::uint64_t largest = 0;
+    {
+        ResultSetPtr rs(st.executeQuery("SELECT COALESCE(MAX(id), 0) FROM " + table));
+        largest = rs->next() ? rs->getUInt64(1) : 0;
+    }
+    for (std::uint64_t lo = 0; lo <= largest; lo += size) {
+        st.execute("SET @batch_lo = " + std::to_string(lo) +
+                   ", @batch_hi = " + std::to_string(lo + size - 1));
+        run_batch(st, statement);
+    }
+}
+
 // One file's statements, then its row in schema_migrations.
 void apply_file(sql::Statement& st, sql::PreparedStatement& record, const Migration& m) {
     // A backfill's INSERT ... SELECT (or UPDATE ... JOIN) reads what committed, without the
@@ -160,7 +214,11 @@ void apply_file(sql::Statement& st, sql::PreparedStatement& record, const Migrat
     // MariaDB commits DDL implicitly, so a migration is not atomic: keep each file to
     // statements that can be re-run by hand if one fails midway.
     for (const std::string& statement : split_sql(read_file(m.path))) {
-        st.execute(statement);
+        if (statement.find("BETWEEN @batch_lo AND @batch_hi") != std::string::npos) {
+            run_in_batches(st, statement);
+        } else {
+            st.execute(statement);
+        }
     }
     record.setInt(1, m.version);
     record.setString(2, m.name);

@@ -16,13 +16,17 @@ CREATE TABLE IF NOT EXISTS ticket_tags (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The backfill: the stored tags read as the filter reads them (JSON_TABLE unescapes; a value
--- that is not a JSON array holds no tag to the filter either).
+-- that is not a JSON array holds no tag to the filter either). In batches of 5,000 tickets
+-- (see sql/017: supportcrm-admin migrate runs it once per range of ids; by hand, one
+-- statement): on Galera each batch is a write set of its own.
+SET @batch_table = 'conversations', @batch_size = 5000,
+    @batch_lo = 0, @batch_hi = 18446744073709551615;
 INSERT IGNORE INTO ticket_tags (conversation_id, tag, shop_id)
 SELECT c.id, j.tag, c.shop_id
 FROM conversations c,
 JSON_TABLE(c.tags, '$[*]' COLUMNS (tag VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin
                                    PATH '$')) j
-WHERE JSON_VALID(c.tags) AND j.tag IS NOT NULL;
+WHERE c.id BETWEEN @batch_lo AND @batch_hi AND JSON_VALID(c.tags) AND j.tag IS NOT NULL;
 
 -- status: the HumanTicket's shop, so that (shop_id, status, conversation_id) lists the shop's
 -- tickets having a status, newest last. Written by human_ticket_insert from the ticket's row;

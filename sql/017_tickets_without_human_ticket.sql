@@ -14,9 +14,15 @@
 -- (docs/performance.md gives the time on the 100,000-ticket shop).
 ALTER TABLE conversations ADD COLUMN IF NOT EXISTS has_human_ticket TINYINT(1) NOT NULL DEFAULT 0;
 
+-- In batches of 2,000 tickets, each its own transaction (supportcrm-admin migrate runs a
+-- statement naming @batch_hi once per range of @batch_table's ids; by hand this is one
+-- statement over the whole range): one UPDATE of every ticket kept each of them locked until
+-- it ended, ~2 s per 50,000 tickets with a HumanTicket, and a comment or PATCH waited for it.
+SET @batch_table = 'conversations', @batch_size = 2000,
+    @batch_lo = 0, @batch_hi = 18446744073709551615;
 UPDATE conversations c JOIN human_tickets h ON h.conversation_id = c.id
 SET c.has_human_ticket = 1
-WHERE c.has_human_ticket = 0;
+WHERE c.id BETWEEN @batch_lo AND @batch_hi AND c.has_human_ticket = 0;
 
 CREATE INDEX IF NOT EXISTS ix_conversations_shop_human
     ON conversations (shop_id, has_human_ticket);

@@ -1442,6 +1442,43 @@ TEST_F(Process, AReloadOntoAnOlderSchemaWaitsForTheMigrate) {
     stop_cleanly(master);
 }
 
+// The backfills of sql/014 and sql/017 run in batches of ids (db/migrations.cpp,
+// run_in_batches): over more tickets than two batches hold, no ticket is left out, the last
+// ones included.
+TEST_F(Process, BatchedBackfillsReachEveryTicket) {
+    const ScratchDatabase older(dir_, 13);  // before sql/014's ticket_tags
+    const std::string d = older.name() + ".";
+    it::Db db;
+    ASSERT_EQ(db.execute("INSERT INTO " + d + "shops (domain, created_at) VALUES (?, NOW(3))",
+                         {std::string("batches.example")}),
+              0);
+    ASSERT_EQ(
+        db.execute("INSERT INTO " + d + "customers (shop_id, created_at) SELECT id, NOW(3) FROM " +
+                       d + "shops",
+                   {}),
+        0);
+    ASSERT_EQ(db.execute("INSERT INTO " + d +
+                             "conversations (shop_id, customer_id, channel, date, "
+                             "last_message_time, tags, created_at) SELECT c.shop_id, c.id, "
+                             "'Mail', NOW(3), NOW(3), JSON_ARRAY(CONCAT('t', s.seq)), NOW(3) "
+                             "FROM " +
+                             d + "customers c JOIN seq_1_to_11001 s",
+                         {}),
+              0);
+    ASSERT_EQ(db.execute("INSERT INTO " + d +
+                             "human_tickets (conversation_id, status, opened_at) SELECT id, "
+                             "'OPEN', NOW(3) FROM " +
+                             d + "conversations WHERE id % 3 = 0",
+                         {}),
+              0);
+    older.migrate();
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM " + d + "ticket_tags"), 11001);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM " + d + "conversations WHERE has_human_ticket = 1"),
+              3667);
+    EXPECT_EQ(db.count("SELECT has_human_ticket FROM " + d + "conversations WHERE id = 10998"), 1)
+        << "a ticket of the last batch";
+}
+
 TEST_F(Process, TheReindexTaskWithNothingToDoExitsAtOnce) {
     it::Db db;
     ASSERT_EQ(db.count("SELECT COUNT(*) FROM search_reindex WHERE recheck = 1 OR "
