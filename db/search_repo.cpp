@@ -210,13 +210,14 @@ std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
 }
 
 // The ids of `ids` having every one of `words`: one statement, a seek per (id, word).
-std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
+std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check, std::uint64_t shop_id,
                                                const std::vector<std::uint64_t>& ids,
                                                const std::vector<std::string>& words) {
     return db.run(check, [&](sql::PreparedStatement& st) {
         st.setString(1, json_ids(ids));
         st.setString(2, words::json_array(words));
-        st.setUInt64(3, words.size());
+        st.setUInt64(3, shop_id);
+        st.setUInt64(4, words.size());
         ResultSetPtr rs(st.executeQuery());
         std::unordered_set<std::uint64_t> out;
         while (rs->next()) {
@@ -227,7 +228,7 @@ std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
 }
 
 // having_every_word's seeks: the first `needed` of `ids` having every one of `words`.
-std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check,
+std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check, std::uint64_t shop_id,
                                                       const std::vector<std::uint64_t>& ids,
                                                       const std::vector<std::string>& words,
                                                       std::size_t needed) {
@@ -244,7 +245,8 @@ std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check,
             const std::vector<std::string> chunk(
                 words.begin() + static_cast<std::ptrdiff_t>(w),
                 words.begin() + static_cast<std::ptrdiff_t>(std::min(words.size(), w + size)));
-            const std::unordered_set<std::uint64_t> passed = having_words(db, check, left, chunk);
+            const std::unordered_set<std::uint64_t> passed =
+                having_words(db, check, shop_id, left, chunk);
             std::erase_if(left, [&](std::uint64_t id) { return !passed.contains(id); });
         }
         for (std::uint64_t id : left) {  // still newest first
@@ -296,7 +298,7 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
         left.resize(std::min(left.size(), needed));
         return left;
     }
-    return having_every_word_by_seeks(db, checks.seek, left, sought, needed);
+    return having_every_word_by_seeks(db, checks.seek, shop_id, left, sought, needed);
 }
 
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
