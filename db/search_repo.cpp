@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "common/log.h"
 #include "common/words.h"
 #include "db/search_sql.h"
 
@@ -32,7 +33,40 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
     });
 }
 
+// Whether `has_words` finds words under a new record's id.
+bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
+    return db.run(has_words, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() && rs->getBoolean(1);
+    });
+}
+
+void log_reused_id(const char* what, std::uint64_t id) {
+    log::warning(std::string("new ") + what + " " + std::to_string(id) +
+                 ": cleared the search rows of an earlier record with its id, left by a dump "
+                 "restored into the existing database (docs/operations.md, \"Backup and "
+                 "restore\")");
+}
+
 }  // namespace
+
+void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id) {
+    if (!id_has_words(db, Stmt::ticket_id_has_words, ticket_id)) {
+        return;  // always, but after such a restore
+    }
+    delete_by_id(db, Stmt::ticket_words_clear, ticket_id);
+    delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+    log_reused_id("ticket", ticket_id);
+}
+
+void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
+    if (!id_has_words(db, Stmt::customer_id_has_words, customer_id)) {
+        return;
+    }
+    delete_by_id(db, Stmt::customer_words_clear, customer_id);
+    log_reused_id("customer", customer_id);
+}
 
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                          std::uint64_t comment_id, std::string_view text, std::string_view known) {

@@ -311,6 +311,18 @@ namespace sql_text {
       "INSERT INTO ticket_tags (conversation_id, tag, shop_id) "                                   \
       "SELECT ?, j.tag, ? FROM " SUPPORTCRM_JSON_TAGS("?") " j WHERE j.tag IS NOT NULL "           \
       "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
+    /* A new record's id may be one that AUTO_INCREMENT hands out again after a restore into */   \
+    /* the existing database (issue 43), still named by words of the record it was: whether */     \
+    /* any are there. A plain read, which locks nothing: the DELETE that clears them, or a */      \
+    /* locking read, would lock the gap at the index's end, where every concurrent create */       \
+    /* inserts its rows (gap against gap: a deadlock). Not ticket_tags, which would double */      \
+    /* the cost: a tag row never answers alone (the tag filter checks the ticket's own tags, */    \
+    /* t.tags, and ticket_tags_add sets the shop), so stale tags go with the words. */             \
+    S(ticket_id_has_words,                                                                         \
+      "SELECT EXISTS (SELECT 1 FROM ticket_words WHERE conversation_id = ?)")                      \
+    S(ticket_words_clear, "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
+    S(customer_id_has_words,                                                                       \
+      "SELECT EXISTS (SELECT 1 FROM customer_words WHERE customer_id = ?)")                        \
     /* A new name: the words only the old name had go (then the new name's are added). */        \
     S(ticket_words_drop_name,                                                                      \
       "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \

@@ -1429,6 +1429,45 @@ const char* const kPlantTicketTag =
 
 }  // namespace
 
+// Within one shop: the words and tag of a ticket the restored dump does not have, under the id
+// the next ticket gets, do not describe it ("zebra restored" is not found by q=trickle), nor
+// the words of a customer the next customer.
+TEST(Search, RowsARestoreLeftUnderAReusedIdDoNotDescribeTheNewRecord) {
+    const World w = it::tickets::make_world();
+    const std::string shop = std::to_string(w.shop.id);
+    const std::string trickle = unique_word("trickle"), drip = unique_word("drip"),
+                      tag = unique_word("stale"), zebra = unique_word("zebra");
+    it::Db db;
+    const Cleanup cleanup{[&] {
+        db.execute("DELETE FROM ticket_words WHERE shop_id = ? AND word IN (?, ?)",
+                   {shop, trickle, drip});
+        db.execute("DELETE FROM ticket_tags WHERE shop_id = ? AND tag = ?", {shop, tag});
+        db.execute("DELETE FROM customer_words WHERE shop_id = ? AND word = ?", {shop, trickle});
+    }};
+    const std::string last = it::tickets::create_ticket_id(w);
+    plant_under_next_ids(db, kPlantTicketWords, last, {shop, trickle, drip});
+    plant_under_next_ids(db, kPlantTicketTag, last, {tag, shop});
+    const std::string t =
+        it::tickets::create_ticket_id(w, it::object({{"name", zebra + " restored"}}));
+    ASSERT_TRUE(among_next_ids(t, last));
+
+    EXPECT_EQ(tickets_q(w.shop, trickle), List{}) << "a word of the ticket the dump lost";
+    EXPECT_EQ(tickets_q(w.shop, drip + " " + zebra), List{});
+    EXPECT_EQ(tickets_q(w.shop, zebra + " restored"), List{t});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=" + tag), List{});
+    EXPECT_EQ(indexed_tags(t), std::set<std::string>{}) << "the tag filter's index holds none";
+
+    const std::string last_customer = named_customer(w.shop, "Ann", unique_word("lee"));
+    ASSERT_EQ(db.execute("INSERT INTO customer_words (customer_id, word, shop_id) "
+                         "SELECT CAST(? AS UNSIGNED) + seq, ?, ? FROM seq_1_to_20",
+                         {last_customer, trickle, shop}),
+              0);
+    const std::string c = named_customer(w.shop, "Zebra", zebra);
+    ASSERT_TRUE(among_next_ids(c, last_customer));
+    EXPECT_EQ(customers_q(w.shop, trickle), List{});
+    EXPECT_EQ(customers_q(w.shop, zebra), List{c});
+}
+
 // Across shops: the rows left are shop A's, the ticket that gets their id is shop B's. B finds
 // it by its own name and tag (A's rows under its id do not keep it out of B's index), never by
 // A's words, and A never finds it. Rows of A still under B's ticket (as a ticket that took its
