@@ -129,6 +129,7 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
         out.result = InsertedCustomer::Result::duplicate;
     }
     if (out.result == InsertedCustomer::Result::inserted) {
+        clear_reused_customer_id(db, out.id);
         index_customer(db, out.shop.id, out.id, c, /*created=*/true);
     }
     tx.commit();

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "common/time_util.h"
+#include "db/migration_leftovers.h"
 
 namespace supportcrm {
 namespace fs = std::filesystem;
@@ -101,13 +102,14 @@ std::string read_file(const std::string& path) {
 constexpr int kErNoSuchTable = 1146;
 
 // The recorded migrations, in version order; none when schema_migrations does not exist yet.
+// Not the marks of migrations running (version -N, db/migration_leftovers.h).
 std::vector<AppliedMigration> recorded_migrations(sql::Connection& con) {
     std::vector<AppliedMigration> out;
     try {
         std::unique_ptr<sql::Statement> st(con.createStatement());
         ResultSetPtr rs(st->executeQuery(
             "SELECT version, name, DATE_FORMAT(applied_at, '%Y-%m-%d %H:%i:%s.%f') "
-            "FROM schema_migrations ORDER BY version"));
+            "FROM schema_migrations WHERE version > 0 ORDER BY version"));
         while (rs->next()) {
             std::string at = rs->getString(3);
             at.resize(std::min<std::size_t>(at.size(), 23));  // milliseconds, as recorded
@@ -264,6 +266,10 @@ bool wait_while_migrating(Db& db, const KeepGoing& keep_going, bool& waited) {
     return false;
 }
 
+std::string read_migration(const Migration& m) {
+    return read_file(m.path);
+}
+
 MigrationStatus migration_status(Db& db, const std::string& dir) {
     MigrationStatus out;
     try {
@@ -295,6 +301,7 @@ MigrateResult apply_migrations(Db& db, const std::string& dir) {
             "name VARCHAR(255) NOT NULL, applied_at DATETIME(3) NOT NULL) "
             "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin");
         std::set<int> done = versions_of(recorded_migrations(con));
+        refuse_leftover_tables(con, migrations, done);  // before anything is applied
         std::unique_ptr<sql::PreparedStatement> record(con.prepareStatement(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)"));
         for (const Migration& m : migrations) {
@@ -302,7 +309,9 @@ MigrateResult apply_migrations(Db& db, const std::string& dir) {
                 continue;
             }
             step = m.name.c_str();
+            mark_started(con, m);  // its own tables' rows are its work if it is cut short
             apply_file(*st, *record, m);
+            unmark_started(con, m);
             applied.push_back(m.name);
             done.insert(m.version);
         }

@@ -20,6 +20,9 @@ struct Migration {
 // directory or two files with one version.
 std::vector<Migration> list_migrations(const std::string& dir);
 
+// The text of a migration's file. Throws std::runtime_error when it cannot be read.
+std::string read_migration(const Migration& m);
+
 // Splits a migration into statements at semicolons outside quotes and comments.
 std::vector<std::string> split_sql(const std::string& script);
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "common/log.h"
 #include "common/words.h"
 #include "db/search_sql.h"
 
@@ -32,7 +33,40 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
     });
 }
 
+// Whether `has_words` finds words under a new record's id.
+bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
+    return db.run(has_words, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() && rs->getBoolean(1);
+    });
+}
+
+void log_reused_id(const char* what, std::uint64_t id) {
+    log::warning(std::string("new ") + what + " " + std::to_string(id) +
+                 ": cleared the search rows of an earlier record with its id, left by a dump "
+                 "restored into the existing database (docs/operations.md, \"Backup and "
+                 "restore\")");
+}
+
 }  // namespace
+
+void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id) {
+    if (!id_has_words(db, Stmt::ticket_id_has_words, ticket_id)) {
+        return;  // always, but after such a restore
+    }
+    delete_by_id(db, Stmt::ticket_words_clear, ticket_id);
+    delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+    log_reused_id("ticket", ticket_id);
+}
+
+void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
+    if (!id_has_words(db, Stmt::customer_id_has_words, customer_id)) {
+        return;
+    }
+    delete_by_id(db, Stmt::customer_words_clear, customer_id);
+    log_reused_id("customer", customer_id);
+}
 
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                          std::uint64_t comment_id, std::string_view text, std::string_view known) {
@@ -220,13 +254,14 @@ std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
 }
 
 // The ids of `ids` having every one of `words`: one statement, a seek per (id, word).
-std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
+std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check, std::uint64_t shop_id,
                                                const std::vector<std::uint64_t>& ids,
                                                const std::vector<std::string>& words) {
     return db.run(check, [&](sql::PreparedStatement& st) {
         st.setString(1, json_ids(ids));
         st.setString(2, words::json_array(words));
-        st.setUInt64(3, words.size());
+        st.setUInt64(3, shop_id);
+        st.setUInt64(4, words.size());
         ResultSetPtr rs(st.executeQuery());
         std::unordered_set<std::uint64_t> out;
         while (rs->next()) {
@@ -237,7 +272,7 @@ std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check,
 }
 
 // having_every_word's seeks: the first `needed` of `ids` having every one of `words`.
-std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check,
+std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check, std::uint64_t shop_id,
                                                       const std::vector<std::uint64_t>& ids,
                                                       const std::vector<std::string>& words,
                                                       std::size_t needed) {
@@ -254,7 +289,8 @@ std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check,
             const std::vector<std::string> chunk(
                 words.begin() + static_cast<std::ptrdiff_t>(w),
                 words.begin() + static_cast<std::ptrdiff_t>(std::min(words.size(), w + size)));
-            const std::unordered_set<std::uint64_t> passed = having_words(db, check, left, chunk);
+            const std::unordered_set<std::uint64_t> passed =
+                having_words(db, check, shop_id, left, chunk);
             std::erase_if(left, [&](std::uint64_t id) { return !passed.contains(id); });
         }
         for (std::uint64_t id : left) {  // still newest first
@@ -306,7 +342,7 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
         left.resize(std::min(left.size(), needed));
         return left;
     }
-    return having_every_word_by_seeks(db, checks.seek, left, sought, needed);
+    return having_every_word_by_seeks(db, checks.seek, shop_id, left, sought, needed);
 }
 
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,

@@ -22,6 +22,12 @@ namespace supportcrm {
 // written, with a list row of their own keyed by comment_id (common/words.h, kKnownBytes).
 void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                          std::uint64_t comment_id, std::string_view text, std::string_view known);
+// A new ticket's (customer's) id, before its words and tags are written: words (and tags) under
+// it are an earlier record's, left by a restore into the existing database (issue 43:
+// AUTO_INCREMENT hands its ids out again), and go, so that they never describe the new record.
+// One plain read of the id's words, one seek (there are none but after such a restore).
+void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id);
+void clear_reused_customer_id(Db& db, std::uint64_t customer_id);
 // A ticket's name, new (created = true: there is nothing to drop) or changed: the words only
 // the old name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,

@@ -27,6 +27,12 @@ namespace supportcrm {
 // ticket's words: 2.8 times less server time per probe (docs/performance.md).
 #define SUPPORTCRM_WORD_END "CONCAT(q.w, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin)"
 
+// Every read that goes from a word or tag row to its ticket (customer) also requires the row's
+// shop_id to be the ticket's (customer's) and the caller's: an id the search data names may be
+// another record's, of another shop, since a restore into the existing database (issue 43:
+// AUTO_INCREMENT hands the ids of rows the dump does not have out again). shop_id is in the
+// row the primary key's seek reads already: no read more.
+
 // Every filter of GET /api/v1/tickets, each a pair of placeholders: the first NULL when the
 // filter is not given (the server folds the bound values before it plans, so an absent filter
 // costs nothing and a given one can use its index: customerId ix_conversations_customer,
@@ -51,11 +57,11 @@ namespace supportcrm {
     "WHERE have.tag = want.tag)))"                                                                 \
     " AND (? IS NULL OR NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "               \
     "WHERE NOT EXISTS (SELECT 1 FROM ticket_words x WHERE x.conversation_id = t.id "               \
-    "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END ")))"
+    "AND x.shop_id = t.shop_id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END ")))"
 #define SUPPORTCRM_CUSTOMER_WORDS_MATCH                                                            \
     " AND NOT EXISTS (SELECT 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                             \
     "WHERE NOT EXISTS (SELECT 1 FROM customer_words x WHERE x.customer_id = c.id "                 \
-    "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END "))"
+    "AND x.shop_id = c.shop_id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END "))"
 
 // A page of the shop's tickets by one of conversations' own indexes, `index`, where `cond`
 // (one placeholder or none) holds, newest first, with every filter (binds shop, cond's value,
@@ -209,17 +215,18 @@ namespace sql_text {
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
       "LIMIT ?) n")                                                                                \
     /* Of a list of tickets (a JSON array of ids), those having a word starting with each */    \
-    /* of a few query words (a JSON array): binds ids, words, the number of words. The */         \
-    /* tickets are a table of their own, not the outer row of a subquery, and the ticket is */  \
-    /* compared by a range of one value, not by `=`: so the server plans the primary key's */    \
-    /* range (ticket, [w, w + U+10FFFF)) anew for each (ticket, word), "Range checked for */     \
-    /* each record", and reads only the rows each word starts (one seek when it starts */        \
-    /* none), where `x.conversation_id = c.id` reads all of the ticket's words below w */        \
-    /* (docs/performance.md, "Many words ..."). */                                                    \
+    /* of a few query words (a JSON array) in rows of the shop: binds ids, words, shop, the */    \
+    /* number of words. The tickets are a table of their own, not the outer row of a */           \
+    /* subquery, and the ticket is compared by a range of one value, not by `=`: so the */        \
+    /* server plans the primary key's range (ticket, [w, w + U+10FFFF)) anew for each */           \
+    /* (ticket, word), "Range checked for each record", and reads only the rows each word */       \
+    /* starts (one seek when it starts none), where `x.conversation_id = c.id` reads all of */    \
+    /* the ticket's words below w (docs/performance.md, "Many words ..."). */                      \
     S(ticket_words_check,                                                                          \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) ON x.conversation_id >= c.id "        \
-      "AND x.conversation_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END           \
+      "AND x.conversation_id <= c.id AND x.shop_id = ? "                                           \
+      "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END                                         \
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* The other way for one word: the tickets of its rows in the shop (its index range, */     \
     /* 'word%') between the oldest and the newest candidate, up to a bound, which the worker */  \
@@ -260,23 +267,28 @@ namespace sql_text {
     S(customers_in_window_by_three_words,                                                          \
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                         \
     S(customer_word_next_form, SUPPORTCRM_NEXT_WORD_FORM("customer_words"))                       \
-    /* The same for customers (binds ids, words, the number of words). */                        \
+    /* The same for customers (binds ids, words, shop, the number of words). */                  \
     S(customer_words_check,                                                                        \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) ON x.customer_id >= c.id "          \
-      "AND x.customer_id <= c.id AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END               \
+      "AND x.customer_id <= c.id AND x.shop_id = ? "                                               \
+      "AND x.word >= q.w AND x.word < " SUPPORTCRM_WORD_END                                         \
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* And the customers of a word's rows (binds shop, 'word%', lowest and highest id, the */  \
     /* bound). */                                                                                  \
     S(customer_word_customers,                                                                     \
       "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ? "          \
       "AND w.customer_id BETWEEN ? AND ? LIMIT ?")                                                 \
-    /* The search data's writes. A comment's words: a word the ticket has already is marked as */ \
-    /* a comment's (it stays when the name changes). */                                            \
+    /* The search data's writes. Each sets shop_id on a row that is there already: a row a */     \
+    /* restore left under a reused id (issue 43) then says the shop of the record it now */        \
+    /* describes, and the shop's index (shop_id, word, id) lists it. The same value (every */      \
+    /* other case) changes nothing: no index entry is rewritten. */                                \
+    /* A comment's words: a word the ticket has already is marked as a comment's (it stays */     \
+    /* when the name changes). */                                                                  \
     S(ticket_words_add_comment,                                                                    \
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
       "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
-      "ON DUPLICATE KEY UPDATE in_comments = 1")                                                   \
+      "ON DUPLICATE KEY UPDATE in_comments = 1, shop_id = VALUES(shop_id)")                        \
     /* The same, and one more row of the ticket's list of known comment words: the comment's */    \
     /* new words as known_words, word "\x01<comment id>" (sql/016's row with word '' holds an */   \
     /* older list; message_insert reads all of them, word < '0'). Binds ticket, shop and one */    \
@@ -287,22 +299,38 @@ namespace sql_text {
       "SELECT ?, q.w, ?, 1, q.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("                               \
       "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w', "                       \
       "k VARBINARY(2048) PATH '$.k')) q "                                                          \
-      "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words)")                \
+      "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words), "               \
+      "shop_id = VALUES(shop_id)")                                                                 \
     S(ticket_words_add_name,                                                                       \
-      "INSERT IGNORE INTO ticket_words (conversation_id, word, shop_id) "                          \
-      "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
+      "INSERT INTO ticket_words (conversation_id, word, shop_id) "                                 \
+      "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
+      "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
     /* A ticket's tags (create, PATCH of tags): the old ones go, the new ones come. */          \
     S(ticket_tags_clear, "DELETE FROM ticket_tags WHERE conversation_id = ?")                      \
     S(ticket_tags_add,                                                                             \
-      "INSERT IGNORE INTO ticket_tags (conversation_id, tag, shop_id) "                            \
-      "SELECT ?, j.tag, ? FROM " SUPPORTCRM_JSON_TAGS("?") " j WHERE j.tag IS NOT NULL")           \
+      "INSERT INTO ticket_tags (conversation_id, tag, shop_id) "                                   \
+      "SELECT ?, j.tag, ? FROM " SUPPORTCRM_JSON_TAGS("?") " j WHERE j.tag IS NOT NULL "           \
+      "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
+    /* A new record's id may be one that AUTO_INCREMENT hands out again after a restore into */   \
+    /* the existing database (issue 43), still named by words of the record it was: whether */     \
+    /* any are there. A plain read, which locks nothing: the DELETE that clears them, or a */      \
+    /* locking read, would lock the gap at the index's end, where every concurrent create */       \
+    /* inserts its rows (gap against gap: a deadlock). Not ticket_tags, which would double */      \
+    /* the cost: a tag row never answers alone (the tag filter checks the ticket's own tags, */    \
+    /* t.tags, and ticket_tags_add sets the shop), so stale tags go with the words. */             \
+    S(ticket_id_has_words,                                                                         \
+      "SELECT EXISTS (SELECT 1 FROM ticket_words WHERE conversation_id = ?)")                      \
+    S(ticket_words_clear, "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
+    S(customer_id_has_words,                                                                       \
+      "SELECT EXISTS (SELECT 1 FROM customer_words WHERE customer_id = ?)")                        \
     /* A new name: the words only the old name had go (then the new name's are added). */        \
     S(ticket_words_drop_name,                                                                      \
       "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \
     S(customer_words_clear, "DELETE FROM customer_words WHERE customer_id = ?")                    \
     S(customer_words_add,                                                                          \
-      "INSERT IGNORE INTO customer_words (customer_id, word, shop_id) "                            \
-      "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q")                                    \
+      "INSERT INTO customer_words (customer_id, word, shop_id) "                                   \
+      "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
+      "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
     /* Erasure (extensions.md E9): the customer's and those merged into it, in the first */       \
     /* transaction; its tickets' in the batches that clear those tickets (db/erasure_sql.h): */   \
     /* every row of the customer's tickets with ids in (?, ?], the tickets read along */           \

@@ -83,6 +83,7 @@ Response create_ticket(HandlerContext& ctx) {
         std::optional<Response> refused = refuse_customer(ctx, ticket.customer_id);
         return refused ? std::move(*refused) : errors::customer_not_found();
     }
+    clear_reused_ticket_id(ctx.db, id);
     index_ticket_name(ctx.db, shop.id, id, ticket.name, /*created=*/true);
     index_ticket_tags(ctx.db, shop.id, id, ticket.tags_json, /*created=*/true);
     // Rendered once: the response's "ticket" and, when a webhook wants it, the event's data.

@@ -8,6 +8,7 @@
 // re-index.
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <set>
 #include <string>
 #include <thread>
@@ -1372,4 +1373,156 @@ TEST(Search, StatusNoneFollowsTheHumanTicketsOfItsOwnIndex) {
               0);
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&Channel=Mail"), (List{none_new, none_old}));
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?status=none&limit=100").size(), 100u);
+}
+
+namespace {
+
+// Issue 43: a dump restored into the existing database leaves the search data's rows of the
+// records the dump does not have (ticket_words, ticket_tags, customer_words are tables of later
+// migrations: its DROP TABLE misses them), under ids that AUTO_INCREMENT hands out again.
+// kReusedIds ids after `last` (a record just created) stand for them: the next record lands
+// among them (on Galera, auto_increment_increment may skip a few).
+constexpr int kReusedIds = 20;
+
+// Runs `insert`, an INSERT ... SELECT whose first placeholder is `last` and whose rows are
+// numbered by `seq` (seq_1_to_20), then the other binds.
+void plant_under_next_ids(it::Db& db, const std::string& insert, const std::string& last,
+                          const std::vector<std::optional<std::string>>& more) {
+    std::vector<std::optional<std::string>> binds{last};
+    binds.insert(binds.end(), more.begin(), more.end());
+    ASSERT_EQ(db.execute(insert, binds), 0) << insert;
+}
+
+::testing::AssertionResult among_next_ids(const std::string& id, const std::string& last) {
+    const std::uint64_t i = std::stoull(id), l = std::stoull(last);
+    if (i > l && i <= l + kReusedIds) {
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure()
+           << id << " is not among the " << kReusedIds << " ids after " << last;
+}
+
+// Runs `clean` however the test ends: rows planted under the next ids would describe the next
+// tests' records (on a build without the fix).
+struct Cleanup {
+    std::function<void()> clean;
+    ~Cleanup() {
+        try {
+            clean();
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "cleaning up: " << e.what();
+        }
+    }
+};
+
+// Binds the last id, shop, two words; and the last id, tag, shop.
+const char* const kPlantTicketWords =
+    "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "
+    "SELECT CAST(? AS UNSIGNED) + seq, w, ?, 1 FROM seq_1_to_20, "
+    "(SELECT ? AS w UNION ALL SELECT ?) words";
+const char* const kPlantTicketTag =
+    "INSERT INTO ticket_tags (conversation_id, tag, shop_id) "
+    "SELECT CAST(? AS UNSIGNED) + seq, ?, ? FROM seq_1_to_20";
+
+}  // namespace
+
+// Within one shop: the words and tag of a ticket the restored dump does not have, under the id
+// the next ticket gets, do not describe it ("zebra restored" is not found by q=trickle), nor
+// the words of a customer the next customer.
+TEST(Search, RowsARestoreLeftUnderAReusedIdDoNotDescribeTheNewRecord) {
+    const World w = it::tickets::make_world();
+    const std::string shop = std::to_string(w.shop.id);
+    const std::string trickle = unique_word("trickle"), drip = unique_word("drip"),
+                      tag = unique_word("stale"), zebra = unique_word("zebra");
+    it::Db db;
+    const Cleanup cleanup{[&] {
+        db.execute("DELETE FROM ticket_words WHERE shop_id = ? AND word IN (?, ?)",
+                   {shop, trickle, drip});
+        db.execute("DELETE FROM ticket_tags WHERE shop_id = ? AND tag = ?", {shop, tag});
+        db.execute("DELETE FROM customer_words WHERE shop_id = ? AND word = ?", {shop, trickle});
+    }};
+    const std::string last = it::tickets::create_ticket_id(w);
+    plant_under_next_ids(db, kPlantTicketWords, last, {shop, trickle, drip});
+    plant_under_next_ids(db, kPlantTicketTag, last, {tag, shop});
+    const std::string t =
+        it::tickets::create_ticket_id(w, it::object({{"name", zebra + " restored"}}));
+    ASSERT_TRUE(among_next_ids(t, last));
+
+    EXPECT_EQ(tickets_q(w.shop, trickle), List{}) << "a word of the ticket the dump lost";
+    EXPECT_EQ(tickets_q(w.shop, drip + " " + zebra), List{});
+    EXPECT_EQ(tickets_q(w.shop, zebra + " restored"), List{t});
+    EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=" + tag), List{});
+    EXPECT_EQ(indexed_tags(t), std::set<std::string>{}) << "the tag filter's index holds none";
+
+    const std::string last_customer = named_customer(w.shop, "Ann", unique_word("lee"));
+    ASSERT_EQ(db.execute("INSERT INTO customer_words (customer_id, word, shop_id) "
+                         "SELECT CAST(? AS UNSIGNED) + seq, ?, ? FROM seq_1_to_20",
+                         {last_customer, trickle, shop}),
+              0);
+    const std::string c = named_customer(w.shop, "Zebra", zebra);
+    ASSERT_TRUE(among_next_ids(c, last_customer));
+    EXPECT_EQ(customers_q(w.shop, trickle), List{});
+    EXPECT_EQ(customers_q(w.shop, zebra), List{c});
+}
+
+// Across shops: the rows left are shop A's, the ticket that gets their id is shop B's. B finds
+// it by its own name and tag (A's rows under its id do not keep it out of B's index), never by
+// A's words, and A never finds it. Rows of A still under B's ticket (as a ticket that took its
+// id before this release has them) answer no query of B's, and B's comment of a word they hold
+// makes the word B's.
+TEST(Search, AReusedIdOfAnotherShopsRowsAnswersOnlyForItsOwnShop) {
+    const World a = it::tickets::make_world();
+    const World b = it::tickets::make_world();
+    const std::string shop_a = std::to_string(a.shop.id);
+    const std::string trickle = unique_word("trickle"), zebra = unique_word("zebra"),
+                      tag = unique_word("tg"), said = unique_word("said");
+    // B's own tickets having A's word, so that it starts rows of B's too (a word without any
+    // is answered at once: no ticket of the shop has it).
+    const std::string b1 = it::tickets::create_ticket_id(b, it::object({{"name", trickle}}));
+    const std::string b2 =
+        it::tickets::create_ticket_id(b, it::object({{"name", trickle + " again"}}));
+    it::Db db;
+    const Cleanup cleanup{[&] {  // shop A has no ticket: its rows are all planted
+        db.execute("DELETE FROM ticket_words WHERE shop_id = ?", {shop_a});
+        db.execute("DELETE FROM ticket_tags WHERE shop_id = ?", {shop_a});
+        db.execute("DELETE FROM customer_words WHERE shop_id = ?", {shop_a});
+    }};
+    plant_under_next_ids(db, kPlantTicketWords, b2, {shop_a, trickle, zebra});
+    plant_under_next_ids(db, kPlantTicketTag, b2, {tag, shop_a});
+    Json::Value tags(Json::arrayValue);
+    tags.append(tag);
+    const std::string x = it::tickets::create_ticket_id(
+        b, it::object({{"name", zebra + " restored"}, {"tags", tags}}));
+    ASSERT_TRUE(among_next_ids(x, b2));
+
+    EXPECT_EQ(tickets_q(b.shop, zebra), List{x}) << "B's name word, though A's row had it";
+    EXPECT_EQ(ids(b.shop, "/api/v1/tickets?tag=" + tag), List{x});
+    EXPECT_EQ(tickets_q(b.shop, trickle), (List{b2, b1}));
+    EXPECT_EQ(tickets_q(b.shop, trickle, "&tag=" + tag), List{});
+    EXPECT_EQ(tickets_q(a.shop, zebra), List{});
+    EXPECT_EQ(tickets_q(a.shop, trickle), List{});
+    EXPECT_EQ(ids(a.shop, "/api/v1/tickets?tag=" + tag), List{});
+
+    ASSERT_EQ(
+        db.execute(
+            "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "
+            "VALUES (?, ?, ?, 1), (?, ?, ?, 1) ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)",
+            {x, trickle, shop_a, x, said, shop_a}),
+        0);
+    // From the tag's rows (the rarest filter) each ticket's words are checked: not A's.
+    EXPECT_EQ(tickets_q(b.shop, trickle, "&tag=" + tag), List{});
+    EXPECT_EQ(tickets_q(b.shop, said), List{});
+    it::tickets::add_comment(b.shop, x, it::object({{"text", said + " " + zebra}}));
+    EXPECT_EQ(tickets_q(b.shop, said), List{x}) << "the comment's word is B's";
+    EXPECT_EQ(tickets_q(a.shop, said), List{});
+
+    // Customers alike: from the rarest word's rows, each customer's other words are checked.
+    named_customer(b.shop, trickle, "One");
+    named_customer(b.shop, trickle, "Two");
+    const std::string c = named_customer(b.shop, "Zebra", zebra);
+    ASSERT_EQ(db.execute("INSERT INTO customer_words (customer_id, word, shop_id) VALUES (?, ?, ?)",
+                         {c, trickle, shop_a}),
+              0);
+    EXPECT_EQ(customers_q(b.shop, zebra), List{c});
+    EXPECT_EQ(customers_q(b.shop, zebra + " " + trickle), List{});
 }
