@@ -1465,17 +1465,21 @@ TEST_F(Process, BatchedBackfillsReachEveryTicket) {
                              d + "customers c JOIN seq_1_to_11001 s",
                          {}),
               0);
+    // Every third ticket in id order (ids are not consecutive on Galera: auto_increment_increment).
     ASSERT_EQ(db.execute("INSERT INTO " + d +
                              "human_tickets (conversation_id, status, opened_at) SELECT id, "
-                             "'OPEN', NOW(3) FROM " +
-                             d + "conversations WHERE id % 3 = 0",
+                             "'OPEN', NOW(3) FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS n "
+                             "FROM " +
+                             d + "conversations) t WHERE n % 3 = 0",
                          {}),
               0);
     older.migrate();
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM " + d + "ticket_tags"), 11001);
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM " + d + "conversations WHERE has_human_ticket = 1"),
               3667);
-    EXPECT_EQ(db.count("SELECT has_human_ticket FROM " + d + "conversations WHERE id = 10998"), 1)
+    EXPECT_EQ(db.count("SELECT has_human_ticket FROM " + d + "conversations WHERE id = (SELECT " +
+                       "MAX(conversation_id) FROM " + d + "human_tickets)"),
+              1)
         << "a ticket of the last batch";
 }
 
