@@ -36,25 +36,24 @@ Json::Value totals(int64_t id, int tickets, int comments, int surveys) {
                        {"surveys", surveys}});
 }
 
-// The answer of a finished erasure: 200, its totals, "complete": true.
-void expect_erased_answer(const it::HttpResponse& r, const Json::Value& expected) {
-    ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+// An erasure's answer: 200, its totals, "complete": true when it finished; 202, the same totals,
+// "complete": false and Retry-After: 1 when the DELETE ran out of its budget with work left.
+void expect_erasure_answer(const it::HttpResponse& r, const Json::Value& expected, bool complete) {
+    ASSERT_TRUE(it::is_success(r, complete ? 200 : 202)) << r.describe();
     Json::Value body = r.json();
     EXPECT_EQ(it::member_names(body), (std::vector<std::string>{"complete", "erased", "success"}));
     EXPECT_EQ(body["erased"], expected) << r.describe();
-    EXPECT_EQ(body["complete"], Json::Value(true)) << r.describe();
-    EXPECT_FALSE(r.header("Retry-After").has_value()) << r.describe();
+    EXPECT_EQ(body["complete"], Json::Value(complete)) << r.describe();
+    EXPECT_EQ(r.header("Retry-After"), complete ? std::nullopt : std::optional<std::string>("1"))
+        << r.describe();
 }
 
-// The answer of a DELETE that ran out of its budget with work left: 202, the same totals,
-// "complete": false, Retry-After: 1.
+void expect_erased_answer(const it::HttpResponse& r, const Json::Value& expected) {
+    expect_erasure_answer(r, expected, true);
+}
+
 void expect_unfinished_answer(const it::HttpResponse& r, const Json::Value& expected) {
-    ASSERT_TRUE(it::is_success(r, 202)) << r.describe();
-    Json::Value body = r.json();
-    EXPECT_EQ(it::member_names(body), (std::vector<std::string>{"complete", "erased", "success"}));
-    EXPECT_EQ(body["erased"], expected) << r.describe();
-    EXPECT_EQ(body["complete"], Json::Value(false)) << r.describe();
-    EXPECT_EQ(r.header("Retry-After"), std::optional<std::string>("1")) << r.describe();
+    expect_erasure_answer(r, expected, false);
 }
 
 // DELETEs until one answers 200 (at most `tries`; no waiting: Retry-After is a hint), each one

@@ -574,6 +574,16 @@ std::string unique_suffix() {
     return buf;
 }
 
+std::string unique_word(std::string_view prefix) {
+    std::string out(prefix);
+    for (char c : unique_suffix()) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
 std::string unique_email(std::string_view tag) {
     return std::string(tag) + "." + unique_suffix() + "@example.test";
 }

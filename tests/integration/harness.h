@@ -174,6 +174,9 @@ Json::Value admin(const std::vector<std::string>& args);
 
 // Unique across processes and runs: "<pid>-<counter>-<random hex>".
 std::string unique_suffix();
+// `prefix` and unique_suffix()'s letters and digits: a word new to the database (a search
+// word, a database name).
+std::string unique_word(std::string_view prefix);
 // A unique, lowercase email address ("<tag>.<suffix>@example.test").
 std::string unique_email(std::string_view tag = "c");
 

@@ -1290,17 +1290,6 @@ std::vector<std::string> found_by(const it::Shop& shop, const std::string& word)
     return out;
 }
 
-// A word of letters only, new to the whole database.
-std::string fresh_word(const char* prefix) {
-    std::string word = prefix;
-    for (char c : it::unique_suffix()) {
-        if (std::isalnum(static_cast<unsigned char>(c))) {
-            word.push_back(c);
-        }
-    }
-    return word;
-}
-
 // As a binary from before the index (or with another rule) writes: a new name and a comment,
 // no words. Then the recheck `migrate` asks for after its walk.
 void write_behind_the_index(it::Db& db, const std::string& ticket, const std::string& name_word,
@@ -1323,8 +1312,8 @@ TEST_F(Process, TheReindexTaskFindsWhatWasWrittenBehindTheMigrate) {
     const it::tickets::World w = it::tickets::make_world();
     const std::string ticket = it::tickets::create_ticket_id(w);
     it::Db db;
-    const std::string name_word = fresh_word("behindname");
-    const std::string comment_word = fresh_word("behindtext");
+    const std::string name_word = it::unique_word("behindname");
+    const std::string comment_word = it::unique_word("behindtext");
     write_behind_the_index(db, ticket, name_word, comment_word);
     ASSERT_TRUE(found_by(w.shop, name_word).empty()) << "the index never saw the new name";
     ASSERT_TRUE(found_by(w.shop, comment_word).empty());
@@ -1340,8 +1329,8 @@ TEST_F(Process, TheReindexTaskFindsWhatWasWrittenBehindTheMigrate) {
               0);
 
     // A reload: the new image's task waits for the previous workers to exit.
-    const std::string later_name = fresh_word("reloadname");
-    const std::string later_text = fresh_word("reloadtext");
+    const std::string later_name = it::unique_word("reloadname");
+    const std::string later_text = it::unique_word("reloadtext");
     write_behind_the_index(db, ticket, later_name, later_text);
     master.signal(SIGHUP);
     ASSERT_TRUE(
@@ -1364,12 +1353,8 @@ TEST_F(Process, TheReindexTaskFindsWhatWasWrittenBehindTheMigrate) {
 // left.
 class ScratchDatabase {
   public:
-    ScratchDatabase(const it::proc::TempDir& dir, int last_version) {
-        for (char c : it::unique_suffix()) {
-            if (std::isalnum(static_cast<unsigned char>(c))) {
-                name_.push_back(c);
-            }
-        }
+    ScratchDatabase(const it::proc::TempDir& dir, int last_version)
+        : name_(it::unique_word("supportcrm_scratch_")) {
         if (db_.execute("CREATE DATABASE " + name_ + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
                         {}) != 0) {
             throw std::runtime_error("CREATE DATABASE " + name_ + " failed");
@@ -1409,7 +1394,7 @@ class ScratchDatabase {
 
   private:
     it::Db db_;
-    std::string name_ = "supportcrm_scratch_";
+    std::string name_;
 };
 
 // The package reloads before it migrates (debian/postinst): a new pool whose statements the

@@ -140,17 +140,6 @@ TEST(Search, TagsRepeatAndAllMustBeThereExactly) {
     EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?tag", w.shop), "Invalid tag"));
 }
 
-// A word (letters and digits only) no other test run uses.
-std::string unique_word(const char* prefix) {
-    std::string out = prefix;
-    for (char c : it::unique_suffix()) {
-        if (std::isalnum(static_cast<unsigned char>(c))) {
-            out.push_back(c);
-        }
-    }
-    return out;
-}
-
 // A customer of `shop` with these names: its id.
 std::string named_customer(const it::Shop& shop, const std::string& first,
                            const std::string& last) {
@@ -201,7 +190,7 @@ std::set<std::string> indexed_tags(const std::string& ticket) {
 // stay) and an erasure (the ticket and its tags stay, scrubbed of personal data only).
 TEST(Search, TheTagIndexFollowsCreatePatchMergeAndErasure) {
     const World w = it::tickets::make_world();
-    const std::string mine = unique_word("tg");
+    const std::string mine = it::unique_word("tg");
     const std::string odd = "a\"b/é " + mine;
     const std::string t1 = it::tickets::create_ticket_id(
         w, it::object({{"tags", it::tickets::array({mine, odd, mine})}}));
@@ -274,7 +263,7 @@ TEST(Search, StatusFollowsTheHumanTicketInItsShopOnly) {
 // two that match.
 TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
     const World w = it::tickets::make_world();
-    const std::string a = unique_word("qa"), b = unique_word("qb");
+    const std::string a = it::unique_word("qa"), b = it::unique_word("qb");
     const std::string old = it::tickets::create_ticket_id(w, it::object({{"name", a + " " + b}}));
     const std::string only_a = it::tickets::create_ticket_id(w, it::object({{"name", a}}));
     it::Db db;
@@ -319,7 +308,8 @@ TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
 // word `c` with 17 forms, of which `mid` has the second and `old` the last.
 TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
     const World w = it::tickets::make_world();
-    const std::string a = unique_word("wa"), b = unique_word("wb"), c = unique_word("wc");
+    const std::string a = it::unique_word("wa"), b = it::unique_word("wb"),
+                      c = it::unique_word("wc");
     it::Db db;
     const std::string shop = std::to_string(w.shop.id);
     const auto add_tickets = [&](int n) {
@@ -382,7 +372,7 @@ TEST(Search, PastTheScanWindowCommonWordsAreReadWindowByWindowInEveryForm) {
 // common words (3,000 planted rows each), of which old has the second form of one.
 TEST(Search, PastTheScanWindowCustomersAreReadWindowByWindowInEveryForm) {
     const World w = it::tickets::make_world();
-    const std::string a = unique_word("xa"), b = unique_word("xb");
+    const std::string a = it::unique_word("xa"), b = it::unique_word("xb");
     it::Db db;
     const std::string shop = std::to_string(w.shop.id);
     const auto add_customers = [&](int n) {
@@ -420,7 +410,7 @@ TEST(Search, PastTheScanWindowCustomersAreReadWindowByWindowInEveryForm) {
 // exist) and 1,100 customers between the two that have both.
 TEST(Search, CustomersWithCommonWordsSeldomTogetherPageExactly) {
     const World w = it::tickets::make_world();
-    const std::string a = unique_word("ca"), b = unique_word("cb");
+    const std::string a = it::unique_word("ca"), b = it::unique_word("cb");
     const std::string old = named_customer(w.shop, a, b);
     const std::string only_a = named_customer(w.shop, a, "x");
     it::Db db;
@@ -624,7 +614,7 @@ std::string nth_word(const std::string& tag, int n, int k) {
 // comment is ever missed, none is written twice.
 TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
     const World w = it::tickets::make_world();
-    const std::string tag = unique_word("kw");  // ~20 characters: 12 words a comment fill the
+    const std::string tag = it::unique_word("kw");  // ~20 characters: 12 words a comment fill the
     const std::string t = it::tickets::create_ticket_id(w);  // 1,024 bytes after ~4 comments
     const auto text = [&](int n) {
         std::string out = "shared" + tag;  // a word every comment repeats
@@ -668,7 +658,7 @@ TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
 // comment cost the server more than the words themselves: docs/performance.md, issue 29).
 TEST(Search, ACommentListsOnlyItsNewWordsInARowOfItsOwn) {
     const World w = it::tickets::make_world();
-    const std::string tag = unique_word("lr");
+    const std::string tag = it::unique_word("lr");
     const std::string t = it::tickets::create_ticket_id(w);
     const auto word = [&](const char* w) { return w + tag; };
     const std::string first =
@@ -708,7 +698,7 @@ TEST(Search, ACommentListsOnlyItsNewWordsInARowOfItsOwn) {
 // no word is lost, none is doubled.
 TEST(Search, ConcurrentCommentsOnOneTicketLoseNoWord) {
     const World w = it::tickets::make_world();
-    const std::string tag = unique_word("cc");
+    const std::string tag = it::unique_word("cc");
     const std::string t = it::tickets::create_ticket_id(w);
     constexpr int kWriters = 4;
     constexpr int kCommentsEach = 6;
@@ -883,7 +873,7 @@ TEST(Search, AnErasureLeavesNoWordOfTheCustomer) {
     const it::Shop eraser = it::with_erase_key(w.shop);
     // One word, whatever the suffix: unique_suffix()'s "-" would split it, into a third word
     // once its counter has three digits (a whole run in one process, as the Prism check's).
-    const std::string word = unique_word("secret");
+    const std::string word = it::unique_word("secret");
     const std::string t =
         it::tickets::create_ticket_id(w, it::object({{"name", "About " + word + "name"}}));
     it::tickets::add_comment(w.shop, t, it::object({{"text", "my " + word + "comment"}}));
@@ -972,7 +962,7 @@ TEST(Search, NormalizedAndFullyCaseFoldedSpellingsFindEachOther) {
 // records, as a migrate cut short there would leave it: the next migrate goes on from there.
 TEST(Search, TheReindexRewritesWordsStoredByTheOldRule) {
     const World w = it::tickets::make_world();
-    const std::string word = unique_word("reidx");
+    const std::string word = it::unique_word("reidx");
     const std::string t =
         it::tickets::create_ticket_id(w, it::object({{"name", "Straße " + word}}));
     it::tickets::add_comment(w.shop, t, it::object({{"text", "e\u0301cole \ufb01nance"}}));
@@ -1028,7 +1018,7 @@ TEST(Search, TheReindexRewritesWordsStoredByTheOldRule) {
 TEST(Search, TheTagAndStatusBackfillAgreesWithTheFilters) {
     const World w = it::tickets::make_world();
     const std::string t = it::tickets::create_ticket_id(w);
-    const std::string tag = unique_word("bf");
+    const std::string tag = it::unique_word("bf");
     it::Db db;
     ASSERT_EQ(db.execute("UPDATE conversations SET tags = JSON_ARRAY(?, ?, 'é\\\"') WHERE id = ?",
                          {tag, tag, t}),
@@ -1063,7 +1053,7 @@ TEST(Search, TheTagAndStatusBackfillAgreesWithTheFilters) {
 // ticket by ticket (db/search_repo.h, having_every_word), each one excludes its ticket.
 TEST(Search, EveryWordOfAManyWordedQCountsBeyondTheThird) {
     const World w = it::tickets::make_world();
-    const std::string tag = unique_word("m");
+    const std::string tag = it::unique_word("m");
     std::vector<std::string> words;
     for (const char* stem : {"apple", "birch", "cedar", "dahlia", "elm", "fern", "ginkgo", "hazel",
                              "iris", "juniper"}) {
@@ -1209,7 +1199,7 @@ TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
 // candidates that lack it. For tickets and for customers.
 TEST(Search, AFurtherWordIsCheckedByItsRowsOrBySeeksWithTheSameAnswer) {
     const World w = it::tickets::make_world();
-    const std::string tag = unique_word("k");
+    const std::string tag = it::unique_word("k");
     const std::string alder = "alder" + tag, beech = "beech" + tag, cherry = "cherry" + tag,
                       common = "common" + tag, dogwood = "dogwood" + tag, elm = "elm" + tag;
     const std::string three = alder + " " + beech + " " + cherry;
@@ -1274,7 +1264,7 @@ TEST(Search, AFurtherWordIsCheckedByItsRowsOrBySeeksWithTheSameAnswer) {
 // are those of the filters together, whichever filter the page starts from.
 TEST(Search, ACustomerAgentOrChannelWithFewTicketsStartsThePage) {
     const World w = it::tickets::make_world();
-    const std::string word = unique_word("few");
+    const std::string word = it::unique_word("few");
     const int64_t agent = it::tickets::make_user(w.shop, it::unique_email("agent"));
     const std::string other = std::to_string(it::tickets::make_customer(w.shop));
     const auto make = [&](const std::vector<std::pair<std::string, Json::Value>>& fields,
@@ -1432,8 +1422,8 @@ const char* const kPlantTicketTag =
 TEST(Search, RowsARestoreLeftUnderAReusedIdDoNotDescribeTheNewRecord) {
     const World w = it::tickets::make_world();
     const std::string shop = std::to_string(w.shop.id);
-    const std::string trickle = unique_word("trickle"), drip = unique_word("drip"),
-                      tag = unique_word("stale"), zebra = unique_word("zebra");
+    const std::string trickle = it::unique_word("trickle"), drip = it::unique_word("drip"),
+                      tag = it::unique_word("stale"), zebra = it::unique_word("zebra");
     it::Db db;
     const Cleanup cleanup{[&] {
         db.execute("DELETE FROM ticket_words WHERE shop_id = ? AND word IN (?, ?)",
@@ -1454,7 +1444,7 @@ TEST(Search, RowsARestoreLeftUnderAReusedIdDoNotDescribeTheNewRecord) {
     EXPECT_EQ(ids(w.shop, "/api/v1/tickets?tag=" + tag), List{});
     EXPECT_EQ(indexed_tags(t), std::set<std::string>{}) << "the tag filter's index holds none";
 
-    const std::string last_customer = named_customer(w.shop, "Ann", unique_word("lee"));
+    const std::string last_customer = named_customer(w.shop, "Ann", it::unique_word("lee"));
     ASSERT_EQ(db.execute("INSERT INTO customer_words (customer_id, word, shop_id) "
                          "SELECT CAST(? AS UNSIGNED) + seq, ?, ? FROM seq_1_to_20",
                          {last_customer, trickle, shop}),
@@ -1474,8 +1464,8 @@ TEST(Search, AReusedIdOfAnotherShopsRowsAnswersOnlyForItsOwnShop) {
     const World a = it::tickets::make_world();
     const World b = it::tickets::make_world();
     const std::string shop_a = std::to_string(a.shop.id);
-    const std::string trickle = unique_word("trickle"), zebra = unique_word("zebra"),
-                      tag = unique_word("tg"), said = unique_word("said");
+    const std::string trickle = it::unique_word("trickle"), zebra = it::unique_word("zebra"),
+                      tag = it::unique_word("tg"), said = it::unique_word("said");
     // B's own tickets having A's word, so that it starts rows of B's too (a word without any
     // is answered at once: no ticket of the shop has it).
     const std::string b1 = it::tickets::create_ticket_id(b, it::object({{"name", trickle}}));
