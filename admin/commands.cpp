@@ -1,5 +1,6 @@
 #include "admin/commands.h"
 
+#include <boost/program_options.hpp>
 #include <variant>
 
 #include "common/address_policy.h"

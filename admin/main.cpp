@@ -1,4 +1,5 @@
 // supportcrm-admin: the operator's command-line tool (contract §2).
+#include <boost/program_options.hpp>
 #include <iostream>
 
 #include "admin/commands.h"

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <boost/lexical_cast.hpp>
+#include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstdint>
 #include <filesystem>

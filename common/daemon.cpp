@@ -1,5 +1,6 @@
 #include "common/daemon.h"
 
+#include <boost/program_options.hpp>
 #include <iostream>
 
 #include "common/build_info.h"

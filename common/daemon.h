@@ -3,7 +3,6 @@
 // and telling systemd how they are (sd_notify). Their signals: common/signals.h.
 #pragma once
 
-#include <boost/program_options.hpp>
 #include <optional>
 #include <string>
 

@@ -7,6 +7,7 @@
 #include "common/text.h"
 #include "common/time_util.h"
 #include "db/admin_sql.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 namespace {

@@ -58,10 +58,10 @@ SUPPORTCRM_ADMIN_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 namespace layout {
 namespace returned_id {  // what admin_repo.cpp's returned_id() reads
-static_assert(result_columns(sql_text::brand_insert) == 1);
-static_assert(result_columns(sql_text::shop_insert) == 1);
-static_assert(result_columns(sql_text::key_insert) == 1);
-static_assert(result_columns(sql_text::user_insert) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::brand_insert) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::shop_insert) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::key_insert) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::user_insert) == 1);
 }  // namespace returned_id
 namespace key_row {  // keys_of_shop, key_for_rotation
 constexpr unsigned at(std::string_view name) {
@@ -72,13 +72,13 @@ constexpr unsigned id = row[at("id")], label = row[at("label")], scopes = row[at
                    created = row[at("ms")], expires = row[at("expires")],
                    last_used = row[at("last_used")], revoked = row[at("revoked")],
                    rate_count = row[at("rate_count")], rate_period = row[at("rate_period")];
-static_assert(row.last() == result_columns(sql_text::keys_of_shop));
+SUPPORTCRM_LAYOUT_CHECK(row.last() == result_columns(sql_text::keys_of_shop));
 constexpr unsigned shop_id = row.next();
-static_assert(shop_id == result_columns(sql_text::key_for_rotation));
+SUPPORTCRM_LAYOUT_CHECK(shop_id == result_columns(sql_text::key_for_rotation));
 }  // namespace key_row
 namespace shop_by_domain {
 constexpr ColumnRun shop{1, kShopColumns};
-static_assert(shop.last() == result_columns(sql_text::shop_by_domain));
+SUPPORTCRM_LAYOUT_CHECK(shop.last() == result_columns(sql_text::shop_by_domain));
 }  // namespace shop_by_domain
 }  // namespace layout
 

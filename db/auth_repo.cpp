@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "db/auth_sql.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 

@@ -51,8 +51,9 @@ constexpr unsigned at(std::string_view name) {
 }
 constexpr unsigned id = at("id"), domain = at("domain"), brand_id = at("brand_id"),
                    deleted = at("deleted"), webhook_events = at("webhook_events");
-static_assert(id == key_col::id && domain == key_col::domain && brand_id == key_col::brand_id &&
-              deleted == key_col::key_terms && webhook_events == key_col::webhook_events);
+SUPPORTCRM_LAYOUT_CHECK(id == key_col::id && domain == key_col::domain &&
+                        brand_id == key_col::brand_id && deleted == key_col::key_terms &&
+                        webhook_events == key_col::webhook_events);
 }  // namespace shop_col
 constexpr unsigned kKeyColumns = count_columns(SUPPORTCRM_KEY_COLUMNS);
 constexpr unsigned kShopColumns = count_columns(SUPPORTCRM_SHOP_COLUMNS);
@@ -83,7 +84,7 @@ SUPPORTCRM_AUTH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 namespace layout::shop_by_key_hash {
 constexpr ColumnRun key{1, kKeyColumns};
-static_assert(key.last() == result_columns(sql_text::shop_by_key_hash));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::shop_by_key_hash));
 }  // namespace layout::shop_by_key_hash
 
 }  // namespace supportcrm

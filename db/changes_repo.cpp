@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "db/changes_sql.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 namespace {

@@ -72,19 +72,19 @@ SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 namespace layout {
 namespace changes_page {
 constexpr unsigned seq = 1, id = 2, type = 3, payload = 4, changes = 5, created_at = 6;
-static_assert(created_at == result_columns(sql_text::changes_page));
+SUPPORTCRM_LAYOUT_CHECK(created_at == result_columns(sql_text::changes_page));
 }  // namespace changes_page
 namespace change_sequence_locked {
 constexpr unsigned last_seq = 1, last_at = 2;
-static_assert(last_at == result_columns(sql_text::change_sequence_locked));
+SUPPORTCRM_LAYOUT_CHECK(last_at == result_columns(sql_text::change_sequence_locked));
 }  // namespace change_sequence_locked
 namespace changes_unnumbered_ids {
 constexpr unsigned id = 1, created_at = 2;
-static_assert(created_at == result_columns(sql_text::changes_unnumbered_ids));
+SUPPORTCRM_LAYOUT_CHECK(created_at == result_columns(sql_text::changes_unnumbered_ids));
 }  // namespace changes_unnumbered_ids
 namespace changes_since {
 constexpr unsigned first = 1, last = 2;
-static_assert(last == result_columns(sql_text::changes_since));
+SUPPORTCRM_LAYOUT_CHECK(last == result_columns(sql_text::changes_since));
 }  // namespace changes_since
 }  // namespace layout
 

@@ -6,6 +6,7 @@
 #include "common/strict_json.h"
 #include "db/comment_sql.h"
 #include "db/search_repo.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 namespace {

@@ -139,7 +139,7 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 namespace layout {
 namespace message_insert {  // RETURNING
 constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, known_words = 5;
-static_assert(known_words == result_columns(sql_text::message_insert));
+SUPPORTCRM_LAYOUT_CHECK(known_words == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 // The JSON array in @supportcrm_reopened (0-based: a Json::Value's indexes).
 namespace reopened_ticket {
@@ -160,13 +160,13 @@ constexpr ColumnRun customer{1, kPersonColumns};
 constexpr ColumnRun comment = customer.then(kCommentColumns);
 constexpr ColumnRun user = comment.then(kPersonColumns);
 constexpr ColumnRun key = user.then(kKeyColumns);
-static_assert(key.last() == result_columns(sql_text::comments_of_ticket));
-static_assert(key.last() == result_columns(sql_text::comments_page_first));
-static_assert(key.last() == result_columns(sql_text::comments_page_after));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::comments_of_ticket));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::comments_page_first));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::comments_page_after));
 }  // namespace comments_of_ticket
 namespace ticket_customer {
 constexpr ColumnRun customer{1, kPersonColumns};
-static_assert(customer.last() == result_columns(sql_text::ticket_customer));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::ticket_customer));
 }  // namespace ticket_customer
 }  // namespace layout
 

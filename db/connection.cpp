@@ -9,7 +9,7 @@
 
 namespace supportcrm {
 
-Db::Db(DbSettings settings) : settings_(std::move(settings)) {}
+Db::Db(DbSettings settings) : settings_(std::move(settings)), statements_(statement_count()) {}
 
 Db::~Db() {
     disconnect();

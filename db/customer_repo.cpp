@@ -8,8 +8,11 @@
 #include "db/customer_sql.h"
 #include "db/search_repo.h"
 #include "db/search_sql.h"
+#include "db/statements.h"
 
 namespace supportcrm {
+
+constexpr WordChecks kCustomerWordChecks{Stmt::customer_words_check, Stmt::customer_word_customers};
 namespace {
 
 // The run of SUPPORTCRM_CUSTOMER_COLUMNS in a row.

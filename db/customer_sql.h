@@ -155,29 +155,29 @@ constexpr unsigned kCustomerColumns = count_columns(SUPPORTCRM_CUSTOMER_COLUMNS)
 namespace layout {
 namespace customer_insert {  // RETURNING
 constexpr unsigned id = 1, shop_id = 2, shop_domain = 3;
-static_assert(shop_domain == result_columns(sql_text::customer_insert));
+SUPPORTCRM_LAYOUT_CHECK(shop_domain == result_columns(sql_text::customer_insert));
 }  // namespace customer_insert
 namespace customer_by_id {
 constexpr ColumnRun customer{1, kCustomerColumns};
 constexpr ColumnRun key = customer.then(kKeyColumns);
-static_assert(key.last() == result_columns(sql_text::customer_by_id));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::customer_by_id));
 }  // namespace customer_by_id
 namespace customer_by_key {  // customer_by_email_key, customer_by_phone_key
 constexpr ColumnRun customer{1, kCustomerColumns};
-static_assert(customer.last() == result_columns(sql_text::customer_by_email_key));
-static_assert(customer.last() == result_columns(sql_text::customer_by_phone_key));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::customer_by_email_key));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::customer_by_phone_key));
 }  // namespace customer_by_key
 namespace customers_page {  // and its filtered variants
 constexpr ColumnRun customer{1, kCustomerColumns};
-static_assert(customer.last() == result_columns(sql_text::customers_page));
-static_assert(customer.last() == result_columns(sql_text::customers_page_email));
-static_assert(customer.last() == result_columns(sql_text::customers_page_phone));
-static_assert(customer.last() == result_columns(sql_text::customers_page_storefront));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::customers_page));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::customers_page_email));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::customers_page_phone));
+SUPPORTCRM_LAYOUT_CHECK(customer.last() == result_columns(sql_text::customers_page_storefront));
 }  // namespace customers_page
 namespace customer_merge_lock {
 constexpr ColumnRun customer{1, kCustomerColumns};
 constexpr unsigned email_key = customer.last() + 1, phone_key = email_key + 1;
-static_assert(phone_key == result_columns(sql_text::customer_merge_lock));
+SUPPORTCRM_LAYOUT_CHECK(phone_key == result_columns(sql_text::customer_merge_lock));
 }  // namespace customer_merge_lock
 }  // namespace layout
 

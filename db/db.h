@@ -1,9 +1,11 @@
 // The worker's one database connection and its prepared statements (RAII throughout).
 //
 // Every SQL statement the service runs is declared once, in its resource's list (Stmt,
-// db/statements.h); each is prepared at most once per connection and reused for every request. A
-// lost connection surfaces as DbUnavailable; the request boundary (api/dispatch.cpp) reconnects and
-// runs the request again only while the WriteLedger says nothing of it can have been committed.
+// db/statements.h, which only the files that name a statement include: here Stmt is declared,
+// not listed, so no file above db/ compiles the statements' SQL); each is prepared at most once per
+// connection and reused for every request. A lost connection surfaces as DbUnavailable; the request
+// boundary (api/dispatch.cpp) reconnects and runs the request again only while the WriteLedger says
+// nothing of it can have been committed.
 #pragma once
 
 #include <cppconn/connection.h>
@@ -13,18 +15,22 @@
 #include <cppconn/statement.h>
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common/db_settings.h"
 #include "common/scoreboard.h"
 #include "db/errors.h"
-#include "db/statements.h"
 #include "db/write_ledger.h"
 
 namespace supportcrm {
+
+enum class Stmt : std::uint16_t;  // db/statements.h
 
 // Thrown inside a run() by a conditional write (UPDATE ... WHERE version = ?) that matched no
 // row because another change took the version first (extensions.md §E8): nothing was written.
@@ -58,6 +64,8 @@ class Db {
     void prepare_all();
 
     static const char* name(Stmt id);
+    // The number of statements: every Stmt is below it.
+    static std::size_t statement_count();
     // Whether the statement changes data (INSERT, UPDATE): what the WriteLedger counts.
     static bool writes(Stmt id);
 
@@ -198,8 +206,7 @@ class Db {
     std::unique_ptr<sql::Connection> connection_;
     std::string cursor_secret_;
     std::unique_ptr<sql::Statement> plain_;
-    std::array<std::unique_ptr<sql::PreparedStatement>, static_cast<std::size_t>(Stmt::count_)>
-        statements_;
+    std::vector<std::unique_ptr<sql::PreparedStatement>> statements_;  // by Stmt, sized at start
     std::array<StatementTiming, kMaxTimings> timings_{};
     std::size_t timing_count_ = 0;
     std::uint64_t error_count_ = 0;

@@ -7,6 +7,7 @@
 
 #include "db/erasure_sql.h"
 #include "db/search_repo.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 namespace {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "db/idempotency_sql.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 IdempotencyClaim claim_idempotency_key(Db& db, const std::string& key_digest,

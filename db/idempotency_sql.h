@@ -51,12 +51,12 @@ SUPPORTCRM_IDEMPOTENCY_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 namespace layout::idempotency_claim {
 enum : unsigned { shop_id = 1, shop_domain, shop_brand_id, shop_webhook_events };
-static_assert(shop_webhook_events == result_columns(sql_text::idempotency_claim));
+SUPPORTCRM_LAYOUT_CHECK(shop_webhook_events == result_columns(sql_text::idempotency_claim));
 }  // namespace layout::idempotency_claim
 namespace layout::idempotency_answer_for_key {
 enum : unsigned { request_hash = 1, status, body, etag };
 constexpr ColumnRun key{etag + 1, kKeyColumns};
-static_assert(key.last() == result_columns(sql_text::idempotency_answer_for_key));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::idempotency_answer_for_key));
 }  // namespace layout::idempotency_answer_for_key
 
 }  // namespace supportcrm

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/words.h"
 #include "db/search_sql.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 namespace {

@@ -138,9 +138,6 @@ struct WordChecks {
     Stmt seek;
     Stmt rows;
 };
-inline constexpr WordChecks kTicketWordChecks{Stmt::ticket_words_check, Stmt::ticket_word_tickets};
-inline constexpr WordChecks kCustomerWordChecks{Stmt::customer_words_check,
-                                                Stmt::customer_word_customers};
 
 // Of `ids` (newest first), the first `needed` (in that order) whose words start with every one
 // of `words`. Each word, in order, has the ids of its rows between the oldest and the newest

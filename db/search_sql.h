@@ -351,27 +351,37 @@ SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 // clang-format on
 
 namespace layout {
-static_assert(result_columns(sql_text::tickets_filtered_scan) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_word) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_tag) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_in_window_by_word) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_in_window_by_two_words) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_in_window_by_three_words) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_status) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_no_human_ticket) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_customer) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_assigned) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::tickets_filtered_by_channel) == tickets_page::kColumns);
-static_assert(result_columns(sql_text::customers_search_scan) ==
-              result_columns(sql_text::customers_page));
-static_assert(result_columns(sql_text::customers_search_by_word) ==
-              result_columns(sql_text::customers_page));
-static_assert(result_columns(sql_text::customers_in_window_by_word) ==
-              result_columns(sql_text::customers_page));
-static_assert(result_columns(sql_text::customers_in_window_by_two_words) ==
-              result_columns(sql_text::customers_page));
-static_assert(result_columns(sql_text::customers_in_window_by_three_words) ==
-              result_columns(sql_text::customers_page));
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_scan) == tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_by_word) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_by_tag) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_in_window_by_word) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_in_window_by_two_words) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_in_window_by_three_words) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_by_status) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_no_human_ticket) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_by_customer) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_by_assigned) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::tickets_filtered_by_channel) ==
+                        tickets_page::kColumns);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::customers_search_scan) ==
+                        result_columns(sql_text::customers_page));
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::customers_search_by_word) ==
+                        result_columns(sql_text::customers_page));
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::customers_in_window_by_word) ==
+                        result_columns(sql_text::customers_page));
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::customers_in_window_by_two_words) ==
+                        result_columns(sql_text::customers_page));
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::customers_in_window_by_three_words) ==
+                        result_columns(sql_text::customers_page));
 }  // namespace layout
 
 }  // namespace supportcrm

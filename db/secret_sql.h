@@ -17,6 +17,6 @@ SUPPORTCRM_SECRET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 }  // namespace sql_text
 // clang-format on
 
-static_assert(result_columns(sql_text::installation_secret) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::installation_secret) == 1);
 
 }  // namespace supportcrm

@@ -1,13 +1,23 @@
 // Running the statements of db/statements.h: each prepared once per connection, every write
 // recorded in the WriteLedger before it is sent, every run timed for the slow log; and the
 // helpers that bind and read their values.
+//
+// This file compiles every statement list's layout checks (db/columns.h).
+#define SUPPORTCRM_CHECK_STATEMENT_LAYOUTS 1
+#include "db/statements.h"
+
 #include <cppconn/datatype.h>
 #include <cppconn/exception.h>
 
 #include "common/time_util.h"
 #include "db/db.h"
+#include "db/statement_table.h"
 
 namespace supportcrm {
+
+std::size_t Db::statement_count() {
+    return kStatementCount;
+}
 
 const char* Db::name(Stmt id) {
     return statement_spec(id).name;

@@ -2,14 +2,13 @@
 //
 // Each <resource>_sql.h lists its statements as entries S(name, SQL) of one macro, beside the
 // layout of their rows; SUPPORTCRM_STATEMENTS below strings the lists together, and from it
-// follow the Stmt enum, each statement's name and the table Db prepares from. Whether a
-// statement writes (what the WriteLedger counts) follows from its SQL text. Adding a statement
-// is one entry in its resource's list and the code that runs it.
+// follow the Stmt enum here and, in db/statement_table.h (read by db/statements.cpp alone),
+// each statement's name and the table Db prepares from. Adding a statement is one entry in its
+// resource's list and the code that runs it.
 #pragma once
 
 #include <cstddef>
-#include <iterator>
-#include <string_view>
+#include <cstdint>
 
 #include "db/admin_sql.h"
 #include "db/auth_sql.h"
@@ -45,70 +44,10 @@ namespace supportcrm {
     SUPPORTCRM_CHANGES_STATEMENTS(S)
 
 #define SUPPORTCRM_STMT_ENUMERATOR(name, ...) name,
-enum class Stmt { SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_ENUMERATOR) count_ /* not a statement: the number of them */ };
+enum class Stmt : std::uint16_t { SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_ENUMERATOR) count_ /* not a statement: the number of them */ };
 #undef SUPPORTCRM_STMT_ENUMERATOR
 // clang-format on
 
 constexpr std::size_t kStatementCount = static_cast<std::size_t>(Stmt::count_);
-
-namespace statement_text {
-
-// The statement proper of "SET STATEMENT var = value FOR <statement>" (MariaDB: a session
-// variable for one statement), else the text itself.
-constexpr std::string_view proper(std::string_view sql) {
-    constexpr std::string_view kSetStatement = "SET STATEMENT ", kFor = " FOR ";
-    if (sql.substr(0, kSetStatement.size()) != kSetStatement) {
-        return sql;
-    }
-    const std::size_t f = sql.find(kFor);
-    return f == std::string_view::npos ? sql : sql.substr(f + kFor.size());
-}
-
-constexpr bool starts_with(std::string_view sql, std::string_view word) {
-    return sql.substr(0, word.size()) == word;
-}
-
-// Whether the statement changes data: INSERT, UPDATE, DELETE or REPLACE.
-constexpr bool writes(std::string_view sql) {
-    const std::string_view s = proper(sql);
-    return starts_with(s, "INSERT") || starts_with(s, "UPDATE") || starts_with(s, "DELETE") ||
-           starts_with(s, "REPLACE");
-}
-
-// Every statement either writes or is a SELECT: anything else (a CALL, a LOAD) could write
-// without the ledger knowing, and a request could then be run twice after a lost connection.
-constexpr bool writes_or_selects(std::string_view sql) {
-    return writes(sql) || starts_with(proper(sql), "SELECT");
-}
-
-}  // namespace statement_text
-
-struct StatementSpec {
-    const char* name;
-    const char* sql;
-    bool writes;  // changes data: counted by the WriteLedger
-};
-
-// clang-format off
-#define SUPPORTCRM_STMT_SPEC(name, ...) StatementSpec{#name, __VA_ARGS__, statement_text::writes(__VA_ARGS__)},
-inline constexpr StatementSpec kStatements[] = {SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_SPEC)};
-#undef SUPPORTCRM_STMT_SPEC
-// clang-format on
-static_assert(std::size(kStatements) == kStatementCount);
-
-constexpr bool every_statement_writes_or_selects() {
-    for (const StatementSpec& s : kStatements) {
-        if (!statement_text::writes_or_selects(s.sql)) {
-            return false;
-        }
-    }
-    return true;
-}
-static_assert(every_statement_writes_or_selects(),
-              "a statement must be a SELECT or INSERT/UPDATE/DELETE/REPLACE");
-
-constexpr const StatementSpec& statement_spec(Stmt id) {
-    return kStatements[static_cast<std::size_t>(id)];
-}
 
 }  // namespace supportcrm

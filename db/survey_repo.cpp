@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "db/csat_spans.h"
+#include "db/statements.h"
 #include "db/survey_sql.h"
 
 namespace supportcrm {

@@ -204,58 +204,58 @@ constexpr unsigned id = at("s.id"), mark = at("mark"), comment = at("comment"),
                    customer = at("cu.id");
 }  // namespace survey_col
 constexpr unsigned kSurveyColumns = count_columns(SUPPORTCRM_SURVEY_COLUMNS);
-static_assert(survey_col::customer + kSurveyCustomerColumns == kSurveyColumns,
-              "the survey's customer is the last run of SUPPORTCRM_SURVEY_COLUMNS_WITH");
+SUPPORTCRM_LAYOUT_CHECK(survey_col::customer + kSurveyCustomerColumns == kSurveyColumns,
+                        "the survey's customer is the last run of SUPPORTCRM_SURVEY_COLUMNS_WITH");
 
 namespace layout {
 namespace survey_conversation {
 constexpr ColumnRun customer{1, kSurveyCustomerColumns};
 constexpr unsigned channel = customer.next(), assigned_to = channel + 1;
-static_assert(assigned_to == result_columns(sql_text::survey_conversation));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::survey_conversation));
 }  // namespace survey_conversation
 namespace survey_export {  // csat_filtered_page, csat_customer_page, csat_export_*chunk
 constexpr ColumnRun survey{1, kSurveyColumns};
 constexpr unsigned channel = survey.next(), assigned_to = channel + 1;
-static_assert(assigned_to == result_columns(sql_text::csat_filtered_page));
-static_assert(assigned_to == result_columns(sql_text::csat_customer_page));
-static_assert(assigned_to == result_columns(sql_text::csat_export_chunk));
-static_assert(assigned_to == result_columns(sql_text::csat_export_customer_chunk));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::csat_filtered_page));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::csat_customer_page));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::csat_export_chunk));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::csat_export_customer_chunk));
 }  // namespace survey_export
 namespace csat_span_counts {  // by tag, channel or agent
 constexpr unsigned key = 1;
 constexpr ColumnRun marks{2, 5};
-static_assert(marks.last() == result_columns(sql_text::csat_span_counts_by_tag));
+SUPPORTCRM_LAYOUT_CHECK(marks.last() == result_columns(sql_text::csat_span_counts_by_tag));
 }  // namespace csat_span_counts
 namespace csat_count_rows {
 constexpr unsigned created_at = 1, mark = 2, channel = 3, assigned_to = 4;
-static_assert(assigned_to == result_columns(sql_text::csat_count_rows));
-static_assert(assigned_to == result_columns(sql_text::csat_count_customer_rows));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::csat_count_rows));
+SUPPORTCRM_LAYOUT_CHECK(assigned_to == result_columns(sql_text::csat_count_customer_rows));
 }  // namespace csat_count_rows
 namespace survey_page {  // csat_page_shop, csat_page_brand
 constexpr ColumnRun survey{1, kSurveyColumns};
-static_assert(survey.last() == result_columns(sql_text::csat_page_shop));
-static_assert(survey.last() == result_columns(sql_text::csat_page_brand));
+SUPPORTCRM_LAYOUT_CHECK(survey.last() == result_columns(sql_text::csat_page_shop));
+SUPPORTCRM_LAYOUT_CHECK(survey.last() == result_columns(sql_text::csat_page_brand));
 }  // namespace survey_page
 namespace csat_page_for_key {
 constexpr ColumnRun survey{1, kSurveyColumns};
 constexpr unsigned day_counts = survey.next(), raw_counts = day_counts + 1;
 constexpr ColumnRun key{raw_counts + 1, kKeyColumns};
-static_assert(key.last() == result_columns(sql_text::csat_page_for_key));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::csat_page_for_key));
 }  // namespace csat_page_for_key
 namespace csat_stats_shop {
 constexpr unsigned mark = 1, count = 2;
-static_assert(count == result_columns(sql_text::csat_stats_shop));
+SUPPORTCRM_LAYOUT_CHECK(count == result_columns(sql_text::csat_stats_shop));
 }  // namespace csat_stats_shop
 namespace returned_id {  // survey_insert
-static_assert(result_columns(sql_text::survey_insert) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::survey_insert) == 1);
 }
 namespace brand_shop_ids {
 constexpr unsigned id = 1;
-static_assert(id == result_columns(sql_text::brand_shop_ids));
+SUPPORTCRM_LAYOUT_CHECK(id == result_columns(sql_text::brand_shop_ids));
 }  // namespace brand_shop_ids
 namespace customer_export_surveys {
 constexpr ColumnRun survey{1, kSurveyColumns};
-static_assert(survey.last() == result_columns(sql_text::customer_export_surveys));
+SUPPORTCRM_LAYOUT_CHECK(survey.last() == result_columns(sql_text::customer_export_surveys));
 }  // namespace customer_export_surveys
 }  // namespace layout
 

@@ -11,9 +11,12 @@
 #include "common/words.h"
 #include "db/search_repo.h"
 #include "db/search_sql.h"
+#include "db/statements.h"
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
+
+constexpr WordChecks kTicketWordChecks{Stmt::ticket_words_check, Stmt::ticket_word_tickets};
 namespace {
 
 bool row_exists(Db& db, Stmt stmt, std::uint64_t id, std::uint64_t shop_id) {

@@ -138,9 +138,9 @@ constexpr unsigned id = at("id"), email = at("email"), first_name = at("first_na
 constexpr unsigned kPersonColumns = count_columns(SUPPORTCRM_PERSON_COLUMNS("t"));
 constexpr unsigned kPersonWithContactColumns =
     kPersonColumns + count_columns(SUPPORTCRM_CONTACT_COLUMNS("t"));
-static_assert(person_col::phone_number >= kPersonColumns &&
-                  person_col::storefront_id >= kPersonColumns,
-              "a person without contact reads only SUPPORTCRM_PERSON_COLUMNS");
+SUPPORTCRM_LAYOUT_CHECK(person_col::phone_number >= kPersonColumns &&
+                            person_col::storefront_id >= kPersonColumns,
+                        "a person without contact reads only SUPPORTCRM_PERSON_COLUMNS");
 
 // A run of SUPPORTCRM_PERSON_COLUMNS (kPersonColumns long), or of those and
 // SUPPORTCRM_CONTACT_COLUMNS (kPersonWithContactColumns long).
@@ -161,7 +161,7 @@ constexpr ColumnRun human_ticket = user.then(count_columns(SUPPORTCRM_HUMAN_TICK
 constexpr unsigned version = human_ticket.next();   // what the ETag names (extensions.md E8)
 constexpr unsigned customer_version = version + 1;  // and this (api/etag.h)
 constexpr ColumnRun key{customer_version + 1, kKeyColumns};
-static_assert(key.last() == result_columns(sql_text::ticket_detail));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::ticket_detail));
 }  // namespace ticket_detail
 namespace tickets_page {  // and its filtered variants
 // 1-based: the row is SUPPORTCRM_TICKET_COLUMNS.
@@ -177,10 +177,10 @@ constexpr unsigned id = at("id"), customer_id = at("customer_id"), channel = at(
                    unread_chat_count = at("unread_chat_count"), tags = at("tags"),
                    language_code = at("language_code"), via = at("via");
 constexpr unsigned kColumns = count_columns(SUPPORTCRM_TICKET_COLUMNS);
-static_assert(kColumns == result_columns(sql_text::tickets_page));
-static_assert(kColumns == result_columns(sql_text::tickets_page_customer));
-static_assert(kColumns == result_columns(sql_text::tickets_page_since));
-static_assert(kColumns == result_columns(sql_text::tickets_page_customer_since));
+SUPPORTCRM_LAYOUT_CHECK(kColumns == result_columns(sql_text::tickets_page));
+SUPPORTCRM_LAYOUT_CHECK(kColumns == result_columns(sql_text::tickets_page_customer));
+SUPPORTCRM_LAYOUT_CHECK(kColumns == result_columns(sql_text::tickets_page_since));
+SUPPORTCRM_LAYOUT_CHECK(kColumns == result_columns(sql_text::tickets_page_customer_since));
 }  // namespace tickets_page
 namespace ticket_for_patch {
 // The create shape (tickets_page's offsets), the HumanTicket (ticket_detail's ht_* offsets),
@@ -189,16 +189,16 @@ constexpr ColumnRun ticket{1, tickets_page::kColumns};
 constexpr ColumnRun human_ticket = ticket.then(count_columns(SUPPORTCRM_HUMAN_TICKET_COLUMNS));
 constexpr unsigned updated_at = human_ticket.next(), version = updated_at + 1,
                    user_found = version + 1, customer_version = user_found + 1;
-static_assert(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS));
+SUPPORTCRM_LAYOUT_CHECK(version == count_columns(SUPPORTCRM_FULL_TICKET_COLUMNS));
 constexpr ColumnRun key{customer_version + 1, kKeyColumns};
-static_assert(key.last() == result_columns(sql_text::ticket_for_patch));
+SUPPORTCRM_LAYOUT_CHECK(key.last() == result_columns(sql_text::ticket_for_patch));
 }  // namespace ticket_for_patch
 namespace returned_id {  // human_ticket_insert
-static_assert(result_columns(sql_text::human_ticket_insert) == 1);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::human_ticket_insert) == 1);
 }  // namespace returned_id
 namespace conversation_insert {
 constexpr unsigned id = 1, customer_version = 2;
-static_assert(result_columns(sql_text::conversation_insert) == 2);
+SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::conversation_insert) == 2);
 }  // namespace conversation_insert
 }  // namespace layout
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "db/statements.h"
 #include "db/webhook_sql.h"
 
 namespace supportcrm {

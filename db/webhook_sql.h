@@ -118,25 +118,25 @@ SUPPORTCRM_WEBHOOK_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 namespace layout {
 namespace webhooks_of_shop {
 constexpr unsigned id = 1, url = 2, events = 3, created_at = 4;
-static_assert(created_at == result_columns(sql_text::webhooks_of_shop));
+SUPPORTCRM_LAYOUT_CHECK(created_at == result_columns(sql_text::webhooks_of_shop));
 }  // namespace webhooks_of_shop
 namespace webhook_deliveries_page {
 constexpr unsigned event_id = 1, type = 2, attempts = 3, status = 4, last_status_code = 5,
                    next_attempt_at = 6;
-static_assert(next_attempt_at == result_columns(sql_text::webhook_deliveries_page));
+SUPPORTCRM_LAYOUT_CHECK(next_attempt_at == result_columns(sql_text::webhook_deliveries_page));
 }  // namespace webhook_deliveries_page
 namespace webhook_deliveries_due {
 constexpr unsigned webhook_id = 1, event_id = 2, attempts = 3;
-static_assert(attempts == result_columns(sql_text::webhook_deliveries_due));
+SUPPORTCRM_LAYOUT_CHECK(attempts == result_columns(sql_text::webhook_deliveries_due));
 }  // namespace webhook_deliveries_due
 namespace webhook_delivery_detail {
 constexpr unsigned url = 1, secret = 2, type = 3, payload = 4, created_at = 5, domain = 6,
                    changes = 7;
-static_assert(changes == result_columns(sql_text::webhook_delivery_detail));
+SUPPORTCRM_LAYOUT_CHECK(changes == result_columns(sql_text::webhook_delivery_detail));
 }  // namespace webhook_delivery_detail
 namespace webhook_outcome_counts {
 constexpr unsigned outcome = 1, attempts = 2;
-static_assert(attempts == result_columns(sql_text::webhook_outcome_counts));
+SUPPORTCRM_LAYOUT_CHECK(attempts == result_columns(sql_text::webhook_outcome_counts));
 }  // namespace webhook_outcome_counts
 }  // namespace layout
 

@@ -1,6 +1,8 @@
 // supportcrm-fcgi: the FastCGI master and its pre-forked workers.
 #include <unistd.h>
 
+#include <boost/program_options.hpp>
+
 #include "common/config.h"
 #include "common/daemon.h"
 #include "common/log.h"

@@ -350,7 +350,7 @@ class Master {
                               scoreboard::method_name(w.method) + " " +
                               (route.empty() ? std::string("(no route)") : std::string(route)) +
                               " (request id=" + w.request_id;
-        if (w.statement >= 0 && w.statement < static_cast<std::int32_t>(Stmt::count_)) {
+        if (w.statement >= 0 && static_cast<std::size_t>(w.statement) < Db::statement_count()) {
             message += ", in statement " + std::string(Db::name(static_cast<Stmt>(w.statement))) +
                        " for " + std::to_string(w.statement_ms) + "ms";
         }

@@ -3,6 +3,7 @@
 // A database that does not answer surfaces as DbUnavailable, which the request boundary
 // answers 503.
 #include "api/handler.h"
+#include "db/statements.h"
 
 namespace supportcrm {
 

@@ -1,5 +1,6 @@
 // supportcrm-webhooks: delivers the webhook events the API writes (extensions.md §E5). A
 // process of its own, so that the API's latency never depends on a receiver.
+#include <boost/program_options.hpp>
 #include <string>
 
 #include "common/build_info.h"

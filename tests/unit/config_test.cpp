@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

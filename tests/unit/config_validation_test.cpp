@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>

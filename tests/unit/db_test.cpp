@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "db/statements.h"
+
 using supportcrm::Db;
 using supportcrm::DbSettings;
 using supportcrm::Stmt;
