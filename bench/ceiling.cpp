@@ -1,4 +1,5 @@
-// supportcrm-bench-ceiling: the reference rungs of bench/run (docs/performance.md).
+// supportcrm-bench-ceiling: the reference rungs of bench/run (docs/performance.md, "Rows and
+// rungs").
 //
 // The least a pre-forked libfcgi + Connector/C++ responder can do per request, so that the
 // service's throughput can be read as a fraction of what this stack allows at all:

@@ -1,7 +1,7 @@
 // words::split's cost (common/words.h), the splitting and folding every comment write and every
 // `q` runs: a 2 KB comment split N times (default 100,000), English (all ASCII) and
 // German/French (a non-ASCII letter every few words), ns per split and per byte
-// (docs/performance.md, "E10 v1.3: NFKC_Casefold"). Run: build/bin/supportcrm-bench-words-split [N]
+// (docs/performance.md, "Word index"). Run: build/bin/supportcrm-bench-words-split [N]
 #include <time.h>
 
 #include <cstdio>

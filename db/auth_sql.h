@@ -21,7 +21,8 @@ namespace supportcrm {
 // packed into one text column, key_terms, so the row every request reads already says what
 // the key may do: no statement of its own for scopes, expiry or rate. One column, not six:
 // Connector/C++ pays for every column of every result set (its column-name map, the binds),
-// and five separate columns cost S1 ~8 % more instructions per request (docs/performance.md).
+// and five separate columns cost S1 ~8 % more instructions per request (docs/performance.md,
+// "Key terms in one column").
 // key_terms: "deleted,key id,scope bits,expiry (epoch ms),rate count,rate period (s)", a
 // NULL as an empty field (read_keyed_shop()).
 #define SUPPORTCRM_SHOP_COLUMNS \

@@ -82,9 +82,9 @@ namespace sql_text {
       "h.closed_at = IF(h.status <> 'CLOSED', NULL, h.closed_at) "                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
     /* A shop's own message (isFromShop true) never reopens nor marks the ticket unread: the */   \
-    /* same touch without the HumanTicket, so MariaDB updates one table in place. A multi-table */ \
-    /* UPDATE that changes two tables collects the second one's rows in a temporary table */      \
-    /* (Created_tmp_tables +1 per comment: docs/performance.md, "E8's cost"). */                 \
+    /* same touch without the HumanTicket. It still changes two tables (the customer's */          \
+    /* attach_seq), so MariaDB collects the second one's rows in a temporary table */              \
+    /* (Created_tmp_tables +1 per comment: docs/performance.md, "Two-table UPDATEs"). */           \
     S(conversation_touch_by_shop,                                                                  \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
       "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \

@@ -12,7 +12,7 @@ namespace supportcrm {
 // Whether the customer is gone (extensions.md §E9), in one column: NULL for a live customer, the
 // id it was merged into (first: 308 to the target), else 0 for an erased one. One column, not two:
 // Connector/C++ builds a column-name map per result set, about 1.4k instructions a column on
-// every customer read (docs/performance.md, "E8's cost").
+// every customer read (docs/performance.md, "Few result columns").
 #define SUPPORTCRM_CUSTOMER_GONE \
     "IF(c.merged_into IS NULL AND c.erased_at IS NOT NULL, CAST(0 AS UNSIGNED), c.merged_into) AS gone"
 #define SUPPORTCRM_CUSTOMER_COLUMNS                                                            \

@@ -18,7 +18,7 @@ namespace supportcrm {
 
 // Records per transaction: a batch locks its tickets (customers) while their words are
 // rewritten, ~80 ms for 200 tickets of 5 comments on the busy 2-core machine (500 held them
-// ~200 ms; docs/performance.md, "E10 v1.3: NFKC_Casefold"), so a live comment on one of them
+// ~200 ms; docs/performance.md, "Migrations in batches"), so a live comment on one of them
 // waits at most about that long.
 constexpr unsigned kReindexBatch = 200;
 

@@ -83,7 +83,8 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
     // The words, and one new list row holding just them, keyed by the comment ("\x01<id>": no
     // word starts with a control character, so no search range holds it). A new small row
     // rather than the ticket's whole list rewritten: the rewrite of a ~700-byte row cost the
-    // server ~4 KB of redo and 40 % more CPU than this statement (docs/performance.md).
+    // server ~4 KB of redo and 40 % more CPU than this statement (docs/performance.md, "Known
+    // word lists").
     // Words and lists hold only letters, digits and spaces: no JSON escaping needed.
     std::string rows = "[";
     for (const std::string& w : fresh) {

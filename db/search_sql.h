@@ -24,7 +24,7 @@ namespace supportcrm {
 // The end of the words starting with q.w: q.w followed by U+10FFFF, above every letter and
 // digit (utf8mb4_bin compares code points). `x.word >= q.w AND x.word < end` is LIKE 'w%' for
 // words (letters and digits only) but compares without building a pattern for each of the
-// ticket's words: 2.8 times less server time per probe (docs/performance.md).
+// ticket's words: 2.8 times less server time per probe (docs/performance.md, "Word index").
 #define SUPPORTCRM_WORD_END "CONCAT(q.w, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin)"
 
 // Every read that goes from a word or tag row to its ticket (customer) also requires the row's
@@ -78,7 +78,8 @@ namespace supportcrm {
 // Past the scan window, q's words (up to three) are read within a window of ids [low, high)
 // (tickets or customers), each word's rows once into a temporary table (derived tables with
 // DISTINCT: the server cannot probe ticket by ticket, 55 us each over 100,000 tickets,
-// docs/performance.md), intersected, then the rows read and checked against the other filters.
+// docs/performance.md, "Ways to a search page"), intersected, then the rows read and checked
+// against the other filters.
 // A word is matched as IN its forms (the shop's words it starts, SUPPORTCRM_WORD_FORMS) OR LIKE
 // 'word%', one of the two bound: IN, the server reads one exact range (shop, form, [low, high))
 // per form, where LIKE's one range from the first form to the last reads all the rows of the
@@ -117,7 +118,8 @@ namespace supportcrm {
 
 namespace sql_text {
 
-// The ways to a page, the same rows (search_repo.cpp chooses; docs/performance.md, "E10"):
+// The ways to a page, the same rows (search_repo.cpp chooses; docs/performance.md, "Ways to a
+// search page"):
 // `scan` walks the shop's tickets newest first from the cursor down to a floor id and checks
 // each (best when matches are many: a page fills after a few rows); the `by_*` statements
 // start from the tickets that one filter's own index lists and check those: `by_word` the
@@ -221,7 +223,7 @@ namespace sql_text {
     /* server plans the primary key's range (ticket, [w, w + U+10FFFF)) anew for each */           \
     /* (ticket, word), "Range checked for each record", and reads only the rows each word */       \
     /* starts (one seek when it starts none), where `x.conversation_id = c.id` reads all of */    \
-    /* the ticket's words below w (docs/performance.md, "Many words ..."). */                      \
+    /* the ticket's words below w (docs/performance.md, "Many words"). */                          \
     S(ticket_words_check,                                                                          \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) ON x.conversation_id >= c.id "        \
@@ -231,7 +233,8 @@ namespace sql_text {
     /* The other way for one word: the tickets of its rows in the shop (its index range, */     \
     /* 'word%') between the oldest and the newest candidate, up to a bound, which the worker */  \
     /* looks up in the candidates. Cheaper than the seeks when the word has few rows per */      \
-    /* candidate: reading a row costs ~0.5 us, a seek 10-30 us (docs/performance.md). */           \
+    /* candidate: reading a row costs ~0.5 us, a seek 10-30 us (docs/performance.md, "Many */     \
+    /* words"). */                                                                                 \
     /* The server reads whichever range is smaller: the word's in ix_ticket_words_shop_word */     \
     /* (its first and last word trimmed to the ids: the key's third part) or the primary */        \
     /* key's, every word of the tickets between the two ids; rows outside the ids are neither */   \

@@ -409,7 +409,7 @@ void read_words_in_windows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
 }
 
 // E10: the statements of db/search_sql.h. The rows read stay bounded by the rarest filter
-// with an index of its own (docs/performance.md, "Known worst cases"): a rare one (under
+// with an index of its own (docs/performance.md, "Ways to a search page"): a rare one (under
 // kRareRows rows) starts the page; when all are common, the newest kScanWindow tickets are
 // checked first, then the page goes on by q's words a window of ids at a time, or without q
 // from the rarest filter, counted further. Filters without a source (status `none`;
@@ -441,8 +441,9 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
     }
     // Past the window, q's words come first when given: their statements intersect them by
     // index ranges, while from a tag or a status each candidate's words would be probed one by
-    // one (docs/performance.md). They read the words' rows a window of ids at a time, so which
-    // word is rarest no longer bounds what is read, and they are not counted further.
+    // one (docs/performance.md, "Ways to a search page"). They read the words' rows a window of ids
+    // at a time, so which word is rarest no longer bounds what is read, and they are not counted
+    // further.
     if (!f.words.empty()) {
         read_words_in_windows(db, shop_id, f, floor, rows, out);
         return out;

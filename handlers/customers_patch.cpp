@@ -1,7 +1,7 @@
 // PATCH /api/v1/customers/{customerId} — extensions.md §E8.
 //
-// Statements (docs/performance.md, "PATCH"): the read (customer_by_id, the hot fetch's own
-// statement: the key and the customer in one round trip), then the conditional write
+// Statements (docs/performance.md, "PATCH and ETags"): the read (customer_by_id, the hot fetch's
+// own statement: the key and the customer in one round trip), then the conditional write
 // (customer_update: the version check, the fields and the duplicate-detection keys in one
 // statement, whose unique keys refuse another customer's email or phone number), in a
 // transaction with its customer.updated event (every shop records every event since the

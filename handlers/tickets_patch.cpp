@@ -1,7 +1,7 @@
 // PATCH /api/v1/tickets/{ticketId} — extensions.md §E8.
 //
-// Statements (docs/performance.md, "PATCH"): the read (ticket_for_patch: the key, the ticket, its
-// HumanTicket and the body's assigned_to in one round trip), then the conditional write
+// Statements (docs/performance.md, "PATCH and ETags"): the read (ticket_for_patch: the key, the
+// ticket, its HumanTicket and the body's assigned_to in one round trip), then the conditional write
 // (ticket_update: the version check, the ticket and its HumanTicket in one statement), in a
 // transaction with its ticket.updated event (every shop records every event since the changes
 // feed, E11): START TRANSACTION, the write, the HumanTicket's insert, the name's words, the

@@ -15,8 +15,8 @@
 --    cover with the largest aligned span that fits), so statistics cost days x spans x
 --    (channel, agent) rows, never a scan of surveys. Only these three spans: each one more
 --    is 4 more rows to update per survey (a hot row per shop on every node of a cluster) for
---    a few lookups fewer per read (docs/performance.md). agent 0 is "unassigned" (user ids
---    start at 1; a primary key cannot hold NULL).
+--    a few lookups fewer per read (docs/performance.md, "CSAT span counts"). agent 0 is
+--    "unassigned" (user ids start at 1; a primary key cannot hold NULL).
 --    Each span also has its rollups: `rollup` bit 1 = summed over channels (channel ''), bit 2
 --    = summed over agents (agent 0). A request reads only the rollup it needs (no channel
 --    filter or grouping: channels summed; same for agents), so an unfiltered day costs one row

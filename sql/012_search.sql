@@ -1,5 +1,5 @@
 -- Finding tickets and customers (extensions.md §E10): filters and full-text search, on MariaDB
--- alone (docs/performance.md, "E10: search", has the design and what it costs).
+-- alone (docs/performance.md, "Word index", has the design and what it costs).
 --
 -- The search data is a word table, not an InnoDB FULLTEXT index: the words are the spec's
 -- (maximal runs of Unicode letters and digits), folded by the service (common/words.cpp) so that

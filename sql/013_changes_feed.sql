@@ -5,7 +5,7 @@
 -- shops.webhook_events, the bits of the events a write records (sql/006), is all of them
 -- (255) for every shop, and `supportcrm-admin webhook create|delete` keeps it so
 -- (db/webhook_sql.h, shop_webhook_events_refresh). The write pays one INSERT for its event
--- (docs/performance.md, "E11's cost").
+-- (docs/performance.md, "Changes feed and outbox").
 ALTER TABLE shops MODIFY COLUMN webhook_events TINYINT UNSIGNED NOT NULL DEFAULT 255;
 UPDATE shops SET webhook_events = 255 WHERE webhook_events <> 255;
 

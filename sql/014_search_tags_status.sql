@@ -1,6 +1,6 @@
 -- Finding tickets (extensions.md §E10): an index of their own for the `tag` and `status`
 -- filters, so that a rare value (or one no ticket has) reads its own tickets, not the shop's
--- (docs/performance.md, "Known worst cases": `tag=nothing` read 100,000 tickets).
+-- (docs/performance.md, "Ways to a search page": `tag=nothing` read 100,000 tickets).
 --
 -- ticket_tags: the distinct tags of each ticket (conversations.tags, a JSON array of strings),
 -- written with that column in its transaction (ticket create, PATCH of tags). A merge moves

@@ -5,7 +5,7 @@
 -- transaction's event is written before, and numbered after, a short one's), so that was
 -- MIN(seq) over the shop's events with created_at >= T: on ux_webhook_events_shop_seq a read
 -- of every numbered event of the shop (ANALYZE: 200,000 rows read, 305 ms, for a shop with
--- 200,000 events; docs/performance.md, "since=").
+-- 200,000 events; docs/performance.md, "Changes feed and outbox").
 --
 -- feed_at: the latest created_at among the shop's events numbered up to this one since this
 -- migration, a running maximum in number order, set with seq by the numbering (NULL while

@@ -1,5 +1,5 @@
 -- What a comment need not write again (extensions.md §E10's write cost, docs/performance.md,
--- "Write cost (S5, add a comment)").
+-- "Known word lists").
 --
 -- Each word a comment wrote to ticket_words cost a visit of the ticket's primary key (the
 -- duplicate-key check and its lock, or an insert into both B-trees), whether the ticket had

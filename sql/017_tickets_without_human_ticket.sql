@@ -1,5 +1,5 @@
 -- extensions.md §E10's `status=none` (tickets without a HumanTicket), listed by an index of its
--- own (docs/performance.md, "Known worst cases"): no index lists rows that are absent, so
+-- own (docs/performance.md, "Ways to a search page"): no index lists rows that are absent, so
 -- status=none walked every ticket of the shop when few tickets lacked a HumanTicket (100 of
 -- 100,000: 200,215 rows read for one page). conversations.has_human_ticket says whether the
 -- ticket has its human_tickets row; it is written with that row, in its transaction: at ticket
@@ -11,7 +11,7 @@
 -- rebuild); the backfill rewrites the rows of tickets that have a HumanTicket (one write set on
 -- Galera); the index is built online (ALGORITHM=INPLACE, LOCK=NONE: reads and writes go on)
 -- and holds (shop_id, has_human_ticket, id) for every ticket, 13 bytes of key each
--- (docs/performance.md gives the time on the 100,000-ticket shop).
+-- (docs/performance.md, "Migrations under load", gives its time on a 100,000-ticket shop).
 ALTER TABLE conversations ADD COLUMN IF NOT EXISTS has_human_ticket TINYINT(1) NOT NULL DEFAULT 0;
 
 -- In batches of 2,000 tickets, each its own transaction (supportcrm-admin migrate runs a

@@ -664,7 +664,8 @@ TEST(KeepAlive, AConnectionQueuedBehindIdleKeptOnesIsServed) {
 // database (slow), first through the server without keep-alive, then through the one with it.
 // Every request is answered 2xx on both, and none with keep-alive waits anywhere near a timeout
 // (fastcgi_read_timeout 30 s, nginx's idle keepalive_timeout 60 s); both p99s are printed for
-// the comparison (docs/performance.md), not asserted: wall-clock on a shared machine.
+// the comparison (docs/performance.md, "nginx keep-alive to the pool"), not asserted: wall-clock
+// on a shared machine.
 TEST(KeepAlive, FourTimesTheWorkersInClientsWithSlowRequestsAllAnswered) {
     const std::string plain = no_keepalive_url();
     if (plain.empty()) {
@@ -741,7 +742,7 @@ TEST(KeepAlive, FourTimesTheWorkersInClientsWithSlowRequestsAllAnswered) {
 // comment, a customer PATCH), beside requests held in the database (slow), first through the
 // server without keep-alive, then through the one with it: not one write fails. Both p99s are
 // printed, not asserted (wall clock on a shared machine: the comparison is the bench's,
-// BENCH_KEEPALIVE_AB, and docs/performance.md's).
+// BENCH_KEEPALIVE_AB, and docs/performance.md's, "nginx keep-alive to the pool").
 TEST(KeepAlive, WritesWithFourTimesTheWorkersInClientsNeverFail) {
     const std::string plain = no_keepalive_url();
     if (plain.empty()) {

@@ -655,7 +655,8 @@ TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
 
 // A comment that brings new words lists them in a list row of its own, keyed by the comment;
 // the rows of earlier comments stay as they are (a ticket's whole list rewritten on every such
-// comment cost the server more than the words themselves: docs/performance.md, issue 29).
+// comment cost the server more than the words themselves: docs/performance.md, "Known word
+// lists").
 TEST(Search, ACommentListsOnlyItsNewWordsInARowOfItsOwn) {
     const World w = it::tickets::make_world();
     const std::string tag = it::unique_word("lr");
