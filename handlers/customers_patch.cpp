@@ -69,18 +69,11 @@ Response duplicate_of(HandlerContext& ctx, std::uint64_t shop_id, const Customer
 }  // namespace
 
 Response patch_customer(HandlerContext& ctx) {
-    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
-    if (if_match.error) {
-        return std::move(*if_match.error);
+    Checked<PatchRequest<CustomerPatch>> read = read_patch_request(ctx, read_customer_patch);
+    if (read.error) {
+        return std::move(*read.error);
     }
-    auto body = read_json_object(ctx);
-    if (body.error) {
-        return std::move(*body.error);
-    }
-    ReadPatch<CustomerPatch> read = read_customer_patch(body.value);
-    if (!read.error.empty()) {
-        return errors::validation(read.error);
-    }
+    const std::optional<etag::Condition>& if_match = read.value.if_match;
     Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     const Shop* shop = ctx.caller.learn(found.key);
     if (!shop) {
@@ -93,12 +86,12 @@ Response patch_customer(HandlerContext& ctx) {
         return std::move(*gone);  // extensions.md §E9: 308 to the target, or 410
     }
     const CustomerRow& current = *found.value;
-    CustomerChange change = apply_customer_patch(current, read.patch);
+    CustomerChange change = apply_customer_patch(current, read.value.patch);
     if (!change.error.empty()) {
         return errors::validation(change.error);
     }
     const std::string current_tag = etag::of(etag::Kind::customer, current.id, current.version);
-    if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
+    if (if_match && !etag::matches_strong(*if_match, current_tag)) {
         return errors::precondition_failed("The customer has changed", "customer",
                                            customer_json(current, shop->domain), current_tag);
     }

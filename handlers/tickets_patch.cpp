@@ -29,19 +29,12 @@ std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain) 
 }  // namespace
 
 Response patch_ticket(HandlerContext& ctx) {
-    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
-    if (if_match.error) {
-        return std::move(*if_match.error);
+    Checked<PatchRequest<TicketPatch>> read = read_patch_request(ctx, read_ticket_patch);
+    if (read.error) {
+        return std::move(*read.error);
     }
-    auto body = read_json_object(ctx);
-    if (body.error) {
-        return std::move(*body.error);
-    }
-    ReadPatch<TicketPatch> read = read_ticket_patch(body.value);
-    if (!read.error.empty()) {
-        return errors::validation(read.error);
-    }
-    const TicketPatch& patch = read.patch;
+    const std::optional<etag::Condition>& if_match = read.value.if_match;
+    const TicketPatch& patch = read.value.patch;
     const std::optional<std::uint64_t> user_id =
         patch.assigned_to ? *patch.assigned_to : std::nullopt;
 
@@ -60,7 +53,7 @@ Response patch_ticket(HandlerContext& ctx) {
     }
     const std::string current_tag =
         etag::of_ticket(current.id, current.version, current.customer_version);
-    if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
+    if (if_match && !etag::matches_strong(*if_match, current_tag)) {
         return errors::precondition_failed("The ticket has changed", "ticket",
                                            full_ticket_json(current, shop->domain), current_tag);
     }
