@@ -13,7 +13,6 @@
 #include "api/handler.h"
 #include "api/patches.h"
 #include "api/views.h"
-#include "common/json_writer.h"
 #include "common/text.h"
 #include "db/customer_repo.h"
 #include "db/search_repo.h"
@@ -21,13 +20,6 @@
 
 namespace supportcrm {
 namespace {
-
-std::string customer_json(const CustomerRow& c, std::string_view shop_domain) {
-    std::string out;
-    JsonWriter w(out);
-    write_fetched_customer(w, c, shop_domain);
-    return out;
-}
 
 // The duplicate-detection key a value has (email: trimmed, case-insensitive; phone: trimmed).
 std::optional<std::string> email_key(const std::optional<std::string>& email) {
@@ -93,10 +85,11 @@ Response patch_customer(HandlerContext& ctx) {
     const std::string current_tag = etag::of(etag::Kind::customer, current.id, current.version);
     if (if_match && !etag::matches_strong(*if_match, current_tag)) {
         return errors::precondition_failed("The customer has changed", "customer",
-                                           customer_json(current, shop->domain), current_tag);
+                                           fetched_customer_json(current, shop->domain),
+                                           current_tag);
     }
     if (!change.changed) {
-        return record_answer("customer", customer_json(current, shop->domain), current_tag);
+        return record_answer("customer", fetched_customer_json(current, shop->domain), current_tag);
     }
 
     // The customer's words (extensions.md §E10) and its event commit with the row.
@@ -117,7 +110,7 @@ Response patch_customer(HandlerContext& ctx) {
         index_customer(ctx.db, shop->id, current.id, change.after, /*created=*/false);
     }
     change.after.version = current.version + 1;
-    const std::string json = customer_json(change.after, shop->domain);
+    const std::string json = fetched_customer_json(change.after, shop->domain);
     record_event(ctx.db, shop->id, webhook_event::customer_updated, json, timeutil::now_ms(),
                  change.changes_json);
     tx.commit();

@@ -11,23 +11,11 @@
 #include "api/handler.h"
 #include "api/patches.h"
 #include "api/views.h"
-#include "common/json_writer.h"
 #include "db/search_repo.h"
 #include "db/ticket_repo.h"
 #include "db/webhook_repo.h"
 
 namespace supportcrm {
-namespace {
-
-std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain) {
-    std::string out;
-    JsonWriter w(out);
-    write_full_ticket(w, t, shop_domain);
-    return out;
-}
-
-}  // namespace
-
 Response patch_ticket(HandlerContext& ctx) {
     Checked<PatchRequest<TicketPatch>> read = read_patch_request(ctx, read_ticket_patch);
     if (read.error) {
