@@ -16,6 +16,52 @@
 #include "db/webhook_repo.h"
 
 namespace supportcrm {
+namespace {
+
+// The 422 of a patch the ticket cannot take: a status its machine refuses, or more tags than a
+// ticket holds; nullopt when it can take it.
+std::optional<Response> refusal_of(const TicketChange& change) {
+    if (change.refused) {
+        return errors::invalid_transition(change.refused->from, change.refused->to,
+                                          change.refused->allowed);
+    }
+    if (change.too_many_tags) {
+        return errors::too_many_tags(kMaxTags);
+    }
+    return std::nullopt;
+}
+
+// The write and its event (and a new name's words, new tags' index: extensions.md §E10, and the
+// HumanTicket the patch opens) commit together; the 200 carries the ticket as written.
+Response commit_ticket_change(HandlerContext& ctx, const Shop& shop, const FullTicket& current,
+                              TicketChange& change, timeutil::Millis now) {
+    const bool renamed = change.after.ticket.name != current.ticket.name;
+    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
+    Transaction tx(ctx.db);
+    update_ticket(ctx.db, change.after, current.version);
+    if (renamed) {
+        index_ticket_name(ctx.db, shop.id, current.id, change.after.ticket.name,
+                          /*created=*/false);
+    }
+    if (retagged) {
+        index_ticket_tags(ctx.db, shop.id, current.id, change.after.ticket.tags_json,
+                          /*created=*/false);
+    }
+    if (change.opens_human_ticket) {
+        change.after.human_ticket->id = open_human_ticket(ctx.db, shop.id, current.id, now);
+    }
+    change.after.version = current.version + 1;
+    const std::string ticket_json = full_ticket_json(change.after, shop.domain);
+    record_event(ctx.db, shop.id, webhook_event::ticket_updated, ticket_json, now,
+                 change.changes_json);
+    tx.commit();
+    return record_answer(
+        "ticket", ticket_json,
+        etag::of_ticket(current.id, change.after.version, current.customer_version));
+}
+
+}  // namespace
+
 Response patch_ticket(HandlerContext& ctx) {
     Checked<PatchRequest<TicketPatch>> read = read_patch_request(ctx, read_ticket_patch);
     if (read.error) {
@@ -47,42 +93,13 @@ Response patch_ticket(HandlerContext& ctx) {
     }
     const timeutil::Millis now = timeutil::now_ms();
     TicketChange change = apply_ticket_patch(current, patch, now);
-    if (change.refused) {
-        return errors::invalid_transition(change.refused->from, change.refused->to,
-                                          change.refused->allowed);
-    }
-    if (change.too_many_tags) {
-        return errors::too_many_tags(kMaxTags);
+    if (std::optional<Response> refused = refusal_of(change)) {
+        return std::move(*refused);
     }
     if (!change.changed) {
         return record_answer("ticket", full_ticket_json(current, shop->domain), current_tag);
     }
-
-    // The write and its event (and a new name's words, new tags' index: extensions.md §E10)
-    // commit together.
-    const bool renamed = change.after.ticket.name != current.ticket.name;
-    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
-    Transaction tx(ctx.db);
-    update_ticket(ctx.db, change.after, current.version);
-    if (renamed) {
-        index_ticket_name(ctx.db, shop->id, current.id, change.after.ticket.name,
-                          /*created=*/false);
-    }
-    if (retagged) {
-        index_ticket_tags(ctx.db, shop->id, current.id, change.after.ticket.tags_json,
-                          /*created=*/false);
-    }
-    if (change.opens_human_ticket) {
-        change.after.human_ticket->id = open_human_ticket(ctx.db, shop->id, current.id, now);
-    }
-    change.after.version = current.version + 1;
-    const std::string ticket_json = full_ticket_json(change.after, shop->domain);
-    record_event(ctx.db, shop->id, webhook_event::ticket_updated, ticket_json, now,
-                 change.changes_json);
-    tx.commit();
-    return record_answer(
-        "ticket", ticket_json,
-        etag::of_ticket(current.id, change.after.version, current.customer_version));
+    return commit_ticket_change(ctx, *shop, current, change, now);
 }
 
 }  // namespace supportcrm
