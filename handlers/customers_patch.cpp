@@ -58,6 +58,40 @@ Response duplicate_of(HandlerContext& ctx, std::uint64_t shop_id, const Customer
     lost_version_race("customer_update: duplicate key of a customer not visible yet");
 }
 
+// The write, inside the caller's transaction. A duplicate email or phone number may be a
+// customer's merged into this one (extensions.md §E9): it becomes this one's own, the release
+// and the write together or neither.
+CustomerUpdate update_taking_merged_keys(Db& db, const CustomerRow& after,
+                                         std::uint64_t expected_version) {
+    CustomerUpdate written = update_customer(db, after, expected_version);
+    if (written == CustomerUpdate::duplicate && release_merged_keys(db, after)) {
+        written = update_customer(db, after, expected_version);
+    }
+    return written;
+}
+
+// The customer's words (extensions.md §E10) and its event commit with the row; the 200
+// carries the customer as written, a 409 the other customer its email or phone number is.
+Response commit_customer_change(HandlerContext& ctx, const Shop& shop, const CustomerRow& current,
+                                CustomerChange& change) {
+    const bool reindex = searched_fields_differ(current, change.after);
+    Transaction tx(ctx.db);
+    if (update_taking_merged_keys(ctx.db, change.after, current.version) ==
+        CustomerUpdate::duplicate) {
+        return duplicate_of(ctx, shop.id, current, change.after);  // tx rolls back
+    }
+    if (reindex) {
+        index_customer(ctx.db, shop.id, current.id, change.after, /*created=*/false);
+    }
+    change.after.version = current.version + 1;
+    const std::string json = fetched_customer_json(change.after, shop.domain);
+    record_event(ctx.db, shop.id, webhook_event::customer_updated, json, timeutil::now_ms(),
+                 change.changes_json);
+    tx.commit();
+    return record_answer("customer", json,
+                         etag::of(etag::Kind::customer, current.id, change.after.version));
+}
+
 }  // namespace
 
 Response patch_customer(HandlerContext& ctx) {
@@ -91,31 +125,7 @@ Response patch_customer(HandlerContext& ctx) {
     if (!change.changed) {
         return record_answer("customer", fetched_customer_json(current, shop->domain), current_tag);
     }
-
-    // The customer's words (extensions.md §E10) and its event commit with the row.
-    const bool reindex = searched_fields_differ(current, change.after);
-    Transaction tx(ctx.db);
-    CustomerUpdate written = update_customer(ctx.db, change.after, current.version);
-    if (written == CustomerUpdate::duplicate) {
-        // The value may be a customer's merged into this one (extensions.md §E9): it becomes
-        // this one's own, the release and the write together or neither.
-        if (release_merged_keys(ctx.db, change.after)) {
-            written = update_customer(ctx.db, change.after, current.version);
-        }
-    }
-    if (written == CustomerUpdate::duplicate) {
-        return duplicate_of(ctx, shop->id, current, change.after);  // tx rolls back
-    }
-    if (reindex) {
-        index_customer(ctx.db, shop->id, current.id, change.after, /*created=*/false);
-    }
-    change.after.version = current.version + 1;
-    const std::string json = fetched_customer_json(change.after, shop->domain);
-    record_event(ctx.db, shop->id, webhook_event::customer_updated, json, timeutil::now_ms(),
-                 change.changes_json);
-    tx.commit();
-    return record_answer("customer", json,
-                         etag::of(etag::Kind::customer, current.id, change.after.version));
+    return commit_customer_change(ctx, *shop, current, change);
 }
 
 }  // namespace supportcrm
