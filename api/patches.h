@@ -55,6 +55,11 @@ template <typename T>
 struct PatchRequest {
     std::optional<etag::Condition> if_match;  // nullopt: no If-Match, the write is unconditional
     T patch;
+
+    // If-Match lets the patch change the record whose ETag is now `current` (else 412).
+    bool may_change(std::string_view current) const {
+        return !if_match || etag::matches_strong(*if_match, current);
+    }
 };
 
 // The opening every PATCH shares, in the contract's order: If-Match (400 invalid_if_match, so

@@ -99,7 +99,6 @@ Response patch_customer(HandlerContext& ctx) {
     if (read.error) {
         return std::move(*read.error);
     }
-    const std::optional<etag::Condition>& if_match = read.value.if_match;
     Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     const Shop* shop = ctx.caller.learn(found.key);
     if (!shop) {
@@ -117,7 +116,7 @@ Response patch_customer(HandlerContext& ctx) {
         return errors::validation(change.error);
     }
     const std::string current_tag = etag::of(etag::Kind::customer, current.id, current.version);
-    if (if_match && !etag::matches_strong(*if_match, current_tag)) {
+    if (!read.value.may_change(current_tag)) {
         return errors::precondition_failed("The customer has changed", "customer",
                                            fetched_customer_json(current, shop->domain),
                                            current_tag);

@@ -67,7 +67,6 @@ Response patch_ticket(HandlerContext& ctx) {
     if (read.error) {
         return std::move(*read.error);
     }
-    const std::optional<etag::Condition>& if_match = read.value.if_match;
     const TicketPatch& patch = read.value.patch;
     const std::optional<std::uint64_t> user_id =
         patch.assigned_to ? *patch.assigned_to : std::nullopt;
@@ -87,7 +86,7 @@ Response patch_ticket(HandlerContext& ctx) {
     }
     const std::string current_tag =
         etag::of_ticket(current.id, current.version, current.customer_version);
-    if (if_match && !etag::matches_strong(*if_match, current_tag)) {
+    if (!read.value.may_change(current_tag)) {
         return errors::precondition_failed("The ticket has changed", "ticket",
                                            full_ticket_json(current, shop->domain), current_tag);
     }
