@@ -307,9 +307,15 @@ build() {
         args+=("$1")
         shift
     done
+    # The launcher joins any configure, but never causes one by itself: a directory built
+    # before ccache was installed (a fresh machine's devstack, then scripts/test installs it)
+    # would otherwise be configured again and compiled anew from an empty cache.
+    local launcher=()
     if use_ccache && [[ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]]; then
-        args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+        launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
         ccache_env
+    elif [[ "${SUPPORTCRM_CCACHE:-1}" == 0 ]]; then
+        args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=) # asked for: off in this directory too
     fi
     jobs=$(nproc 2>/dev/null || echo 2)
     if [[ ! -f "$dir/CMakeCache.txt" ]]; then
@@ -326,6 +332,7 @@ build() {
         log "$dir is configured so already"
     else
         log "configuring $dir"
+        args+=("${launcher[@]}")
         log "+ cmake -S $SUPPORTCRM_REPO -B $dir ${args[*]}"
         cmake -S "$SUPPORTCRM_REPO" -B "$dir" "${args[@]}" >&2 ||
             die "cmake configure failed for $dir"
