@@ -1,7 +1,8 @@
 // The bodies of PATCH /api/v1/tickets/{id} and PATCH /api/v1/customers/{id} (extensions.md
 // §E8), read and validated, the ticket status machine, and what a patch changes in a record:
 // the part of each PATCH that needs no database, unit-tested without one. The handlers
-// (handlers/tickets_patch.cpp, handlers/customers_patch.cpp) run these on the row they read.
+// (handlers/tickets_patch.cpp, handlers/customers_patch.cpp) open with read_patch_request()
+// and run the rest on the row they read.
 #pragma once
 
 #include <json/value.h>
@@ -10,8 +11,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "api/api_error.h"
+#include "api/handler.h"
 #include "common/time_util.h"
 #include "db/customer_repo.h"
 #include "db/ticket_repo.h"
@@ -45,6 +49,45 @@ struct ReadPatch {
 };
 ReadPatch<TicketPatch> read_ticket_patch(const Json::Value& body);
 ReadPatch<CustomerPatch> read_customer_patch(const Json::Value& body);
+
+// What a PATCH knows before it looks for its record.
+template <typename T>
+struct PatchRequest {
+    std::optional<etag::Condition> if_match;  // nullopt: no If-Match, the write is unconditional
+    T patch;
+
+    // If-Match lets the patch change the record whose ETag is now `current` (else 412).
+    bool may_change(std::string_view current) const {
+        return !if_match || etag::matches_strong(*if_match, current);
+    }
+};
+
+// The opening every PATCH shares, in the contract's order: If-Match (400 invalid_if_match, so
+// before the record's 404), the body as a JSON object (413, 415, 400 invalid_json or
+// invalid_body), then its members by `read` (400 validation_failed with read's message).
+template <typename T>
+Checked<PatchRequest<T>> read_patch_request(HandlerContext& ctx,
+                                            ReadPatch<T> (*read)(const Json::Value&)) {
+    Checked<PatchRequest<T>> out;
+    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
+    if (if_match.error) {
+        out.error = std::move(if_match.error);
+        return out;
+    }
+    Checked<Json::Value> body = read_json_object(ctx);
+    if (body.error) {
+        out.error = std::move(body.error);
+        return out;
+    }
+    ReadPatch<T> members = read(body.value);
+    if (!members.error.empty()) {
+        out.error = errors::validation(members.error);
+        return out;
+    }
+    out.value.if_match = std::move(if_match.value);
+    out.value.patch = std::move(members.patch);
+    return out;
+}
 
 // --- The status machine -------------------------------------------------------------------
 

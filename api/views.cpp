@@ -122,6 +122,13 @@ void write_created_ticket_members(JsonWriter& w, std::uint64_t id, const NewTick
 
 }  // namespace
 
+std::string fetched_customer_json(const CustomerRow& c, std::string_view shop_domain) {
+    std::string out;
+    JsonWriter w(out);
+    write_fetched_customer(w, c, shop_domain);
+    return out;
+}
+
 void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
                           std::string_view shop_domain) {
     w.begin_object();
@@ -146,6 +153,13 @@ void write_full_ticket(JsonWriter& w, const FullTicket& t, std::string_view shop
     }
     w.field("updatedAt", timeutil::format_iso(t.updated_at));
     w.end_object();
+}
+
+std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain) {
+    std::string out;
+    JsonWriter w(out);
+    write_full_ticket(w, t, shop_domain);
+    return out;
 }
 
 void write_comment(JsonWriter& w, const CommentRow& c, const PersonRow& customer) {

@@ -2,6 +2,9 @@
 // comments, and the survey of both CSAT operations.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "common/json_writer.h"
 #include "db/comment_repo.h"
 #include "db/customer_repo.h"
@@ -17,6 +20,8 @@ void write_customer(JsonWriter& w, const PersonRow& customer, bool with_contact)
 // A customer in the GET /api/v1/customers/{id} shape (api-v1.md §2), also each item of
 // GET /api/v1/customers.
 void write_fetched_customer(JsonWriter& w, const CustomerRow& c, std::string_view shop_domain);
+// The same as JSON text, for an answer and an event that both carry it (PATCH, merge).
+std::string fetched_customer_json(const CustomerRow& c, std::string_view shop_domain);
 
 // {id, email, first_name, last_name, full_name}, or null.
 void write_user(JsonWriter& w, const std::optional<PersonRow>& user);
@@ -28,6 +33,8 @@ void write_created_ticket(JsonWriter& w, std::uint64_t id, const NewTicket& t,
 // The full ticket shape (extensions.md §E8): the create shape, then HumanTicket ({id,
 // HumanTicketStatus, openedAt, closedAt} or null) and updatedAt.
 void write_full_ticket(JsonWriter& w, const FullTicket& t, std::string_view shop_domain);
+// The same as JSON text, for an answer and an event that both carry it (PATCH).
+std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain);
 
 // A comment in the GET /api/v1/tickets/{id}/comments shape, with its ticket's customer.
 void write_comment(JsonWriter& w, const CommentRow& c, const PersonRow& customer);

@@ -96,6 +96,60 @@ bool read_date(std::string_view s, std::size_t& pos, DateParts& d) {
            static_cast<unsigned>(d.day) <= days_in_month(d.year, static_cast<unsigned>(d.month));
 }
 
+struct TimeParts {
+    int hh = 0, mm = 0, ss = 0, ms = 0;
+};
+
+// hh:mm, hh:mm:ss or hh:mm:ss.f (any number of digits) at s[pos], within one day: 23:59:60 (a
+// leap second) is not representable in DATETIME; rejected rather than guessed at.
+bool read_time(std::string_view s, std::size_t& pos, TimeParts& t) {
+    if (!digits(s, pos, 2, t.hh) || !expect(s, pos, ':') || !digits(s, pos, 2, t.mm)) {
+        return false;
+    }
+    if (expect(s, pos, ':')) {
+        if (!digits(s, pos, 2, t.ss)) {
+            return false;
+        }
+        if (expect(s, pos, '.')) {
+            std::size_t before = pos;
+            t.ms = read_fraction_ms(s, pos);
+            if (pos == before) {
+                return false;
+            }
+        }
+    }
+    return t.hh <= 23 && t.mm <= 59 && t.ss <= 59;
+}
+
+// The offset from UTC at s[pos]: Z (or z), or a sign and hh, hhmm or hh:mm.
+bool read_offset(std::string_view s, std::size_t& pos, Millis& offset_ms) {
+    if (expect(s, pos, 'Z') || expect(s, pos, 'z')) {
+        offset_ms = 0;
+        return true;
+    }
+    if (pos >= s.size() || (s[pos] != '+' && s[pos] != '-')) {
+        return false;
+    }
+    const int sign = s[pos] == '-' ? -1 : 1;
+    ++pos;
+    int oh = 0, om = 0;
+    if (!digits(s, pos, 2, oh)) {
+        return false;
+    }
+    if (expect(s, pos, ':')) {
+        if (!digits(s, pos, 2, om)) {
+            return false;
+        }
+    } else if (pos < s.size() && !digits(s, pos, 2, om)) {
+        return false;
+    }
+    if (oh > 23 || om > 59) {
+        return false;
+    }
+    offset_ms = sign * (static_cast<Millis>(oh) * 3'600'000 + static_cast<Millis>(om) * 60'000);
+    return true;
+}
+
 Millis to_ms(const DateParts& d, int hh, int mm, int ss, int ms) {
     std::int64_t days =
         days_from_civil(d.year, static_cast<unsigned>(d.month), static_cast<unsigned>(d.day));
@@ -169,54 +223,13 @@ std::optional<ParsedInstant> parse_iso8601(std::string_view s) {
         return std::nullopt;
     }
     ++pos;
-    int hh = 0, mm = 0, ss = 0, ms = 0;
-    if (!digits(s, pos, 2, hh) || !expect(s, pos, ':') || !digits(s, pos, 2, mm)) {
-        return std::nullopt;
-    }
-    if (expect(s, pos, ':')) {
-        if (!digits(s, pos, 2, ss)) {
-            return std::nullopt;
-        }
-        if (expect(s, pos, '.')) {
-            std::size_t before = pos;
-            ms = read_fraction_ms(s, pos);
-            if (pos == before) {
-                return std::nullopt;
-            }
-        }
-    }
-    // 23:59:60 (a leap second) is not representable in DATETIME; reject rather than guess.
-    if (hh > 23 || mm > 59 || ss > 59) {
-        return std::nullopt;
-    }
+    TimeParts t;
     Millis offset_ms = 0;
-    if (expect(s, pos, 'Z') || expect(s, pos, 'z')) {
-        // UTC
-    } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
-        int sign = s[pos] == '-' ? -1 : 1;
-        ++pos;
-        int oh = 0, om = 0;
-        if (!digits(s, pos, 2, oh)) {
-            return std::nullopt;
-        }
-        if (expect(s, pos, ':')) {
-            if (!digits(s, pos, 2, om)) {
-                return std::nullopt;
-            }
-        } else if (pos < s.size() && !digits(s, pos, 2, om)) {
-            return std::nullopt;
-        }
-        if (oh > 23 || om > 59) {
-            return std::nullopt;
-        }
-        offset_ms = sign * (static_cast<Millis>(oh) * 3'600'000 + static_cast<Millis>(om) * 60'000);
-    } else {
+    if (!read_time(s, pos, t) || !read_offset(s, pos, offset_ms) || pos != s.size()) {
         return std::nullopt;
     }
-    if (pos != s.size()) {
-        return std::nullopt;
-    }
-    return within_datetime_range(ParsedInstant{to_ms(d, hh, mm, ss, ms) - offset_ms, false});
+    return within_datetime_range(
+        ParsedInstant{to_ms(d, t.hh, t.mm, t.ss, t.ms) - offset_ms, false});
 }
 
 std::string format_iso(Millis ms) {

@@ -202,45 +202,38 @@ bool attach_to_customer(Db& db, std::uint64_t customer_id) {
     });
 }
 
-}  // namespace
+// The conversation's customer, and its channel and agent as they are now (E4: the survey
+// keeps them).
+struct SurveyConversation {
+    SurveyCustomer customer;
+    std::string channel;
+    std::optional<std::uint64_t> assigned_to;
+};
 
-std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
-    Transaction tx(db);
-    // The conversation's customer, and its channel and agent as they are now (E4: the survey
-    // keeps them).
-    struct Conversation {
-        SurveyCustomer customer;
-        std::string channel;
-        std::optional<std::uint64_t> assigned_to;
-    };
-    std::optional<Conversation> conversation = db.run(
-        Stmt::survey_conversation, [&](sql::PreparedStatement& st) -> std::optional<Conversation> {
-            st.setUInt64(1, s.conversation_id);
-            st.setUInt64(2, shop_id);
-            ResultSetPtr rs(st.executeQuery());
-            if (!rs->next()) {
-                return std::nullopt;
-            }
-            using namespace layout::survey_conversation;
-            return Conversation{read_survey_customer(*rs, customer), rs->getString(channel),
-                                optional_uint(*rs, assigned_to)};
-        });
-    if (!conversation) {
-        return std::nullopt;
-    }
-    const std::optional<SurveyCustomer> customer = conversation->customer;
-    RecordedSurvey out{0, *customer};
-    // An erased customer reads as id 0 (its `customer` is null) and takes no survey: its comment
-    // would be personal data again. Otherwise the customer's row changes (customer_attach,
-    // sql/011), which orders the survey against a merge or erasure on a Galera cluster too.
-    if (customer->id == 0 || !attach_to_customer(db, customer->id)) {
-        out.customer_erased = true;
-        return out;
-    }
-    out.id = db.run(Stmt::survey_insert, [&](sql::PreparedStatement& st) {
+std::optional<SurveyConversation> find_survey_conversation(Db& db, std::uint64_t shop_id,
+                                                           std::uint64_t conversation_id) {
+    return db.run(Stmt::survey_conversation,
+                  [&](sql::PreparedStatement& st) -> std::optional<SurveyConversation> {
+                      st.setUInt64(1, conversation_id);
+                      st.setUInt64(2, shop_id);
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      using namespace layout::survey_conversation;
+                      return SurveyConversation{read_survey_customer(*rs, customer),
+                                                rs->getString(channel),
+                                                optional_uint(*rs, assigned_to)};
+                  });
+}
+
+// The survey's row; its id.
+std::uint64_t insert_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s,
+                            const SurveyConversation& conversation) {
+    return db.run(Stmt::survey_insert, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, s.conversation_id);
-        st.setUInt64(3, customer->id);
+        st.setUInt64(3, conversation.customer.id);
         st.setInt(4, s.mark);
         bind_optional(st, 5, s.comment);
         if (s.message_id) {
@@ -250,13 +243,18 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
         }
         st.setString(7, s.graph_nodes_json);
         st.setString(8, s.node_ids_json);
-        st.setString(9, conversation->channel);
-        bind_optional(st, 10, conversation->assigned_to);
+        st.setString(9, conversation.channel);
+        bind_optional(st, 10, conversation.assigned_to);
         st.setString(11, timeutil::format_db(s.created_at));
         ResultSetPtr rs(st.executeQuery());
         rs->next();
         return rs->getUInt64(layout::returned_id::id);
     });
+}
+
+// The tallies the statistics read instead of the rows: the shop's count of the day and mark
+// (survey_daily_counts) and of each aligned span that holds the survey (survey_span_counts).
+void count_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s, std::uint64_t survey_id) {
     db.run(Stmt::survey_day_count_bump, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setString(2, day_of(s.created_at));
@@ -264,9 +262,31 @@ std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const
         st.executeUpdate();
     });
     db.run(Stmt::survey_span_bump, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, out.id);
+        st.setUInt64(1, survey_id);
         st.executeUpdate();
     });
+}
+
+}  // namespace
+
+std::optional<RecordedSurvey> record_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s) {
+    Transaction tx(db);
+    std::optional<SurveyConversation> conversation =
+        find_survey_conversation(db, shop_id, s.conversation_id);
+    if (!conversation) {
+        return std::nullopt;
+    }
+    const SurveyCustomer& customer = conversation->customer;
+    RecordedSurvey out{0, customer};
+    // An erased customer reads as id 0 (its `customer` is null) and takes no survey: its comment
+    // would be personal data again. Otherwise the customer's row changes (customer_attach,
+    // sql/011), which orders the survey against a merge or erasure on a Galera cluster too.
+    if (customer.id == 0 || !attach_to_customer(db, customer.id)) {
+        out.customer_erased = true;
+        return out;
+    }
+    out.id = insert_survey(db, shop_id, s, *conversation);
+    count_survey(db, shop_id, s, out.id);
     tx.commit();
     return out;
 }

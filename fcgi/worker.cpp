@@ -525,6 +525,79 @@ bool take_next(FCGX_Request& fcgi, Waiter& waiter, const Waiter::Ready& ready, i
     return ready.kept;
 }
 
+// How many of the pool's workers may wait in the changes feed's long-polls at once
+// (changes-max-waiting; 0: a quarter of them, at least one), and how old a cursor may be.
+void configure_changes_feed(const Config& config, SlotWriter& board) {
+    changes_feed::configure(Scoreboard::attached(), board.slot(),
+                            config.changes.max_waiting != 0 ? config.changes.max_waiting
+                                                            : std::max(1U, config.workers / 4),
+                            config.changes.retention_days);
+}
+
+// What a connected worker serves with.
+struct Serving {
+    FCGX_Request& fcgi;
+    Db& db;
+    const Config& config;
+    SlotWriter& board;
+    Waiter& waiter;
+    Channel channel;
+    int listen_fd;
+
+    // The request FCGX_Accept_r has just read, answered and finished.
+    void answer() {
+        serve(fcgi, db, config, board);
+        FCGX_Finish_r(&fcgi);
+    }
+};
+
+// One request at a time, in the order take_next() gives, until the worker is told to stop.
+void serve_until_stopped(Serving& s) {
+    while (!signals::stop_requested) {
+        // fcgi.ipcFd is open here only when nginx keeps the last request's connection.
+        s.waiter.watch(s.fcgi.ipcFd);
+        const Waiter::Ready ready = s.waiter.wait();
+        if (!ready.any() || !take_next(s.fcgi, s.waiter, ready, s.listen_fd, s.channel)) {
+            continue;
+        }
+        // With no connection open, libfcgi accepts one; the listen socket is non-blocking, and
+        // another worker may have taken it. On a kept connection it reads the next request,
+        // or nginx's close, which closes ours (and then finds nothing to accept).
+        int rc = FCGX_Accept_r(&s.fcgi);
+        if (rc < 0) {
+            if (rc != -EAGAIN && rc != -EWOULDBLOCK && rc != -EINTR) {
+                log::error_errno("FCGX_Accept_r", -rc);
+            }
+            continue;
+        }
+        s.answer();
+        // After the answer went out, not on any request's latency path.
+        idempotency::maintain(s.db);
+    }
+}
+
+// Once told to stop, nothing that reached this worker is left unanswered or closed under nginx.
+void finish_at_stop(Serving& s) {
+    // A request nginx has already sent on the kept connection is answered, not dropped.
+    if (s.fcgi.ipcFd >= 0 && readable_now(s.fcgi.ipcFd) && FCGX_Accept_r(&s.fcgi) == 0) {
+        s.answer();
+    }
+    // A connection whose wake-up coincided with our stop signal may be waiting with no other
+    // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued;
+    // the same for a connection the master handed on.
+    Waiter::Ready left;
+    left.handoff = true;
+    left.listener = true;
+    if (take_next(s.fcgi, s.waiter, left, s.listen_fd, s.channel) && FCGX_Accept_r(&s.fcgi) == 0) {
+        s.answer();
+    }
+    // An idle kept connection goes to the master (a worker of the new pool takes it on a
+    // reload), not closed under a request nginx may be sending on it.
+    if (s.fcgi.ipcFd >= 0) {
+        park(s.fcgi, s.waiter, s.channel);
+    }
+}
+
 }  // namespace
 
 int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
@@ -544,10 +617,7 @@ int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
     Db db(config.db);
     SlotWriter board(slot);
     db.set_probe(&board.probe());
-    changes_feed::configure(Scoreboard::attached(), board.slot(),
-                            config.changes.max_waiting != 0 ? config.changes.max_waiting
-                                                            : std::max(1U, config.workers / 4),
-                            config.changes.retention_days);
+    configure_changes_feed(config, board);
     const bool connected = connect_before_serving(db, fds.ready);
     close(fds.ready);
     if (!connected) {
@@ -556,53 +626,11 @@ int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
         return 0;
     }
     Waiter waiter(fds.listen, fds.handoff);
-    const Channel channel{fds.handoff, fds.requeue};
+    Serving serving{fcgi, db, config, board, waiter, Channel{fds.handoff, fds.requeue}, fds.listen};
     board.idle();
     log::debug("worker ready");
-
-    auto serve_one = [&] {
-        serve(fcgi, db, config, board);
-        FCGX_Finish_r(&fcgi);
-    };
-    while (!signals::stop_requested) {
-        // fcgi.ipcFd is open here only when nginx keeps the last request's connection.
-        waiter.watch(fcgi.ipcFd);
-        const Waiter::Ready ready = waiter.wait();
-        if (!ready.any() || !take_next(fcgi, waiter, ready, fds.listen, channel)) {
-            continue;
-        }
-        // With no connection open, libfcgi accepts one; the listen socket is non-blocking, and
-        // another worker may have taken it. On a kept connection it reads the next request,
-        // or nginx's close, which closes ours (and then finds nothing to accept).
-        int rc = FCGX_Accept_r(&fcgi);
-        if (rc < 0) {
-            if (rc != -EAGAIN && rc != -EWOULDBLOCK && rc != -EINTR) {
-                log::error_errno("FCGX_Accept_r", -rc);
-            }
-            continue;
-        }
-        serve_one();
-        // After the answer went out, not on any request's latency path.
-        idempotency::maintain(db);
-    }
-    // A request nginx has already sent on the kept connection is answered, not dropped.
-    if (fcgi.ipcFd >= 0 && readable_now(fcgi.ipcFd) && FCGX_Accept_r(&fcgi) == 0) {
-        serve_one();
-    }
-    // A connection whose wake-up coincided with our stop signal may be waiting with no other
-    // worker woken for it (EPOLLEXCLUSIVE wakes one): take it rather than leave it queued;
-    // the same for a connection the master handed on.
-    Waiter::Ready left;
-    left.handoff = true;
-    left.listener = true;
-    if (take_next(fcgi, waiter, left, fds.listen, channel) && FCGX_Accept_r(&fcgi) == 0) {
-        serve_one();
-    }
-    // An idle kept connection goes to the master (a worker of the new pool takes it on a
-    // reload), not closed under a request nginx may be sending on it.
-    if (fcgi.ipcFd >= 0) {
-        park(fcgi, waiter, channel);
-    }
+    serve_until_stopped(serving);
+    finish_at_stop(serving);
     FCGX_Free(&fcgi, 0);
     log::debug("worker stopping");
     return 0;

@@ -11,6 +11,9 @@
 namespace supportcrm {
 namespace {
 
+// The members of ratingDistribution and the keys of groups by mark, for marks 1..5.
+constexpr const char* kMarkNames[] = {"", "1", "2", "3", "4", "5"};
+
 // The fields of a stats object (E4: satisfiedCount always), without its braces.
 void write_stats_fields(JsonWriter& w, const std::array<std::uint64_t, 6>& by_mark) {
     CsatStats stats = csat_stats(by_mark);
@@ -20,9 +23,8 @@ void write_stats_fields(JsonWriter& w, const std::array<std::uint64_t, 6>& by_ma
         .field("satisfiedCount", stats.satisfied)
         .key("ratingDistribution")
         .begin_object();
-    static const char* const kMarks[] = {"", "1", "2", "3", "4", "5"};
     for (std::size_t mark = 1; mark <= 5; ++mark) {
-        w.field(kMarks[mark], by_mark[mark]);
+        w.field(kMarkNames[mark], by_mark[mark]);
     }
     w.end_object();
 }
@@ -33,74 +35,88 @@ void write_stats(JsonWriter& w, const CsatResult& result) {
     w.end_object();
 }
 
+// One element of stats.groups: its key (a std::nullopt key is null), then its stats fields.
+template <typename Key>
+void write_group(JsonWriter& w, const Key& key, const std::array<std::uint64_t, 6>& counts) {
+    w.begin_object().field("key", key);
+    write_stats_fields(w, counts);
+    w.end_object();
+}
+
+std::uint64_t surveys_in(const GroupCounts& g) {
+    return g.by_mark[1] + g.by_mark[2] + g.by_mark[3] + g.by_mark[4] + g.by_mark[5];
+}
+
+// Every day of the window in the zone's days, ascending, a day without surveys too.
+void write_day_groups(JsonWriter& w, const CsatParams& p, const std::vector<GroupCounts>& groups) {
+    std::vector<std::array<std::uint64_t, 6>> days(static_cast<std::size_t>(csat_window_days(p)));
+    for (const GroupCounts& g : groups) {
+        if (g.tag < days.size()) {
+            days[g.tag] = g.by_mark;
+        }
+    }
+    const std::int64_t first = csat_zone(p).local_day(p.start);
+    for (std::size_t i = 0; i < days.size(); ++i) {
+        std::string iso =
+            timeutil::format_iso((first + static_cast<std::int64_t>(i)) * timeutil::kMillisPerDay);
+        write_group(w, iso.substr(0, 10), days[i]);
+    }
+}
+
+// Marks "1".."5", each group counting only its own mark.
+void write_mark_groups(JsonWriter& w, const std::array<std::uint64_t, 6>& by_mark) {
+    for (std::size_t mark = 1; mark <= 5; ++mark) {
+        std::array<std::uint64_t, 6> counts{};
+        counts[mark] = by_mark[mark];
+        write_group(w, kMarkNames[mark], counts);
+    }
+}
+
+void write_channel_groups(JsonWriter& w, std::vector<GroupCounts>& groups) {
+    std::sort(groups.begin(), groups.end(), [](const GroupCounts& a, const GroupCounts& b) {
+        return surveys_in(a) != surveys_in(b) ? surveys_in(a) > surveys_in(b)
+                                              : a.channel < b.channel;
+    });
+    for (const GroupCounts& g : groups) {
+        write_group(w, g.channel, g.by_mark);
+    }
+}
+
+// Agents numerically after the counts, the unassigned (key null) last.
+void write_agent_groups(JsonWriter& w, std::vector<GroupCounts>& groups) {
+    std::sort(groups.begin(), groups.end(), [](const GroupCounts& a, const GroupCounts& b) {
+        if (surveys_in(a) != surveys_in(b)) {
+            return surveys_in(a) > surveys_in(b);
+        }
+        if (a.agent.has_value() != b.agent.has_value()) {
+            return a.agent.has_value();  // null last
+        }
+        return a.agent < b.agent;
+    });
+    for (const GroupCounts& g : groups) {
+        write_group(w,
+                    g.agent ? std::optional<std::string>(std::to_string(*g.agent)) : std::nullopt,
+                    g.by_mark);
+    }
+}
+
 // E4's stats.groups, in its order: days ascending (every day), marks "1".."5", channels and
 // agents by totalSurveys descending, then key (agents numerically, unassigned last).
 void write_groups(JsonWriter& w, const CsatParams& p, std::vector<GroupCounts> groups,
                   const std::array<std::uint64_t, 6>& by_mark) {
     w.key("groups").begin_array();
-    auto total = [](const GroupCounts& g) {
-        return g.by_mark[1] + g.by_mark[2] + g.by_mark[3] + g.by_mark[4] + g.by_mark[5];
-    };
-    auto group = [&](auto key, const std::array<std::uint64_t, 6>& counts) {
-        w.begin_object().field("key", key);
-        write_stats_fields(w, counts);
-        w.end_object();
-    };
     switch (p.group_by) {
-        case CsatGroupBy::day: {
-            std::vector<std::array<std::uint64_t, 6>> days(
-                static_cast<std::size_t>(csat_window_days(p)));
-            for (const GroupCounts& g : groups) {
-                if (g.tag < days.size()) {
-                    days[g.tag] = g.by_mark;
-                }
-            }
-            const std::int64_t first = csat_zone(p).local_day(p.start);
-            for (std::size_t i = 0; i < days.size(); ++i) {
-                std::string iso = timeutil::format_iso((first + static_cast<std::int64_t>(i)) *
-                                                       timeutil::kMillisPerDay);
-                group(iso.substr(0, 10), days[i]);
-            }
+        case CsatGroupBy::day:
+            write_day_groups(w, p, groups);
             break;
-        }
-        case CsatGroupBy::mark: {
-            static const char* const kMarks[] = {"", "1", "2", "3", "4", "5"};
-            for (std::size_t mark = 1; mark <= 5; ++mark) {
-                std::array<std::uint64_t, 6> counts{};
-                counts[mark] = by_mark[mark];
-                group(kMarks[mark], counts);
-            }
+        case CsatGroupBy::mark:
+            write_mark_groups(w, by_mark);
             break;
-        }
         case CsatGroupBy::channel:
-            std::sort(groups.begin(), groups.end(),
-                      [&](const GroupCounts& a, const GroupCounts& b) {
-                          return total(a) != total(b) ? total(a) > total(b) : a.channel < b.channel;
-                      });
-            for (const GroupCounts& g : groups) {
-                group(g.channel, g.by_mark);
-            }
+            write_channel_groups(w, groups);
             break;
         case CsatGroupBy::agent:
-            std::sort(groups.begin(), groups.end(),
-                      [&](const GroupCounts& a, const GroupCounts& b) {
-                          if (total(a) != total(b)) {
-                              return total(a) > total(b);
-                          }
-                          if (a.agent.has_value() != b.agent.has_value()) {
-                              return a.agent.has_value();  // null last
-                          }
-                          return a.agent < b.agent;
-                      });
-            for (const GroupCounts& g : groups) {
-                if (g.agent) {
-                    group(std::to_string(*g.agent), g.by_mark);
-                } else {
-                    w.begin_object().key("key").null();
-                    write_stats_fields(w, g.by_mark);
-                    w.end_object();
-                }
-            }
+            write_agent_groups(w, groups);
             break;
         case CsatGroupBy::none:
             break;

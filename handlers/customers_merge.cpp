@@ -86,13 +86,6 @@ Response merge_answer(const CustomerRow& target, std::string_view shop_domain, c
     return r;
 }
 
-std::string customer_json(const CustomerRow& c, std::string_view shop_domain) {
-    std::string out;
-    JsonWriter w(out);
-    write_fetched_customer(w, c, shop_domain);
-    return out;
-}
-
 }  // namespace
 
 Response merge_customer(HandlerContext& ctx) {
@@ -125,8 +118,9 @@ Response merge_customer(HandlerContext& ctx) {
     // The target's words are those of its merged fields; the source is no longer listed.
     index_customer(ctx.db, shop.id, after.id, after, /*created=*/false);
     unindex_customer(ctx.db, pair.source->id);
-    record_event(ctx.db, shop.id, webhook_event::customer_merged, customer_json(after, domain),
-                 timeutil::now_ms(), std::to_string(pair.source->id));
+    record_event(ctx.db, shop.id, webhook_event::customer_merged,
+                 fetched_customer_json(after, domain), timeutil::now_ms(),
+                 std::to_string(pair.source->id));
     tx.commit();
     return merge_answer(after, domain, moved, false);
 }

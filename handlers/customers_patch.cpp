@@ -13,7 +13,6 @@
 #include "api/handler.h"
 #include "api/patches.h"
 #include "api/views.h"
-#include "common/json_writer.h"
 #include "common/text.h"
 #include "db/customer_repo.h"
 #include "db/search_repo.h"
@@ -21,13 +20,6 @@
 
 namespace supportcrm {
 namespace {
-
-std::string customer_json(const CustomerRow& c, std::string_view shop_domain) {
-    std::string out;
-    JsonWriter w(out);
-    write_fetched_customer(w, c, shop_domain);
-    return out;
-}
 
 // The duplicate-detection key a value has (email: trimmed, case-insensitive; phone: trimmed).
 std::optional<std::string> email_key(const std::optional<std::string>& email) {
@@ -66,20 +58,46 @@ Response duplicate_of(HandlerContext& ctx, std::uint64_t shop_id, const Customer
     lost_version_race("customer_update: duplicate key of a customer not visible yet");
 }
 
+// The write, inside the caller's transaction. A duplicate email or phone number may be a
+// customer's merged into this one (extensions.md §E9): it becomes this one's own, the release
+// and the write together or neither.
+CustomerUpdate update_taking_merged_keys(Db& db, const CustomerRow& after,
+                                         std::uint64_t expected_version) {
+    CustomerUpdate written = update_customer(db, after, expected_version);
+    if (written == CustomerUpdate::duplicate && release_merged_keys(db, after)) {
+        written = update_customer(db, after, expected_version);
+    }
+    return written;
+}
+
+// The customer's words (extensions.md §E10) and its event commit with the row; the 200
+// carries the customer as written, a 409 the other customer its email or phone number is.
+Response commit_customer_change(HandlerContext& ctx, const Shop& shop, const CustomerRow& current,
+                                CustomerChange& change) {
+    const bool reindex = searched_fields_differ(current, change.after);
+    Transaction tx(ctx.db);
+    if (update_taking_merged_keys(ctx.db, change.after, current.version) ==
+        CustomerUpdate::duplicate) {
+        return duplicate_of(ctx, shop.id, current, change.after);  // tx rolls back
+    }
+    if (reindex) {
+        index_customer(ctx.db, shop.id, current.id, change.after, /*created=*/false);
+    }
+    change.after.version = current.version + 1;
+    const std::string json = fetched_customer_json(change.after, shop.domain);
+    record_event(ctx.db, shop.id, webhook_event::customer_updated, json, timeutil::now_ms(),
+                 change.changes_json);
+    tx.commit();
+    return record_answer("customer", json,
+                         etag::of(etag::Kind::customer, current.id, change.after.version));
+}
+
 }  // namespace
 
 Response patch_customer(HandlerContext& ctx) {
-    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
-    if (if_match.error) {
-        return std::move(*if_match.error);
-    }
-    auto body = read_json_object(ctx);
-    if (body.error) {
-        return std::move(*body.error);
-    }
-    ReadPatch<CustomerPatch> read = read_customer_patch(body.value);
-    if (!read.error.empty()) {
-        return errors::validation(read.error);
+    Checked<PatchRequest<CustomerPatch>> read = read_patch_request(ctx, read_customer_patch);
+    if (read.error) {
+        return std::move(*read.error);
     }
     Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
     const Shop* shop = ctx.caller.learn(found.key);
@@ -93,43 +111,20 @@ Response patch_customer(HandlerContext& ctx) {
         return std::move(*gone);  // extensions.md §E9: 308 to the target, or 410
     }
     const CustomerRow& current = *found.value;
-    CustomerChange change = apply_customer_patch(current, read.patch);
+    CustomerChange change = apply_customer_patch(current, read.value.patch);
     if (!change.error.empty()) {
         return errors::validation(change.error);
     }
     const std::string current_tag = etag::of(etag::Kind::customer, current.id, current.version);
-    if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
+    if (!read.value.may_change(current_tag)) {
         return errors::precondition_failed("The customer has changed", "customer",
-                                           customer_json(current, shop->domain), current_tag);
+                                           fetched_customer_json(current, shop->domain),
+                                           current_tag);
     }
     if (!change.changed) {
-        return record_answer("customer", customer_json(current, shop->domain), current_tag);
+        return record_answer("customer", fetched_customer_json(current, shop->domain), current_tag);
     }
-
-    // The customer's words (extensions.md §E10) and its event commit with the row.
-    const bool reindex = searched_fields_differ(current, change.after);
-    Transaction tx(ctx.db);
-    CustomerUpdate written = update_customer(ctx.db, change.after, current.version);
-    if (written == CustomerUpdate::duplicate) {
-        // The value may be a customer's merged into this one (extensions.md §E9): it becomes
-        // this one's own, the release and the write together or neither.
-        if (release_merged_keys(ctx.db, change.after)) {
-            written = update_customer(ctx.db, change.after, current.version);
-        }
-    }
-    if (written == CustomerUpdate::duplicate) {
-        return duplicate_of(ctx, shop->id, current, change.after);  // tx rolls back
-    }
-    if (reindex) {
-        index_customer(ctx.db, shop->id, current.id, change.after, /*created=*/false);
-    }
-    change.after.version = current.version + 1;
-    const std::string json = customer_json(change.after, shop->domain);
-    record_event(ctx.db, shop->id, webhook_event::customer_updated, json, timeutil::now_ms(),
-                 change.changes_json);
-    tx.commit();
-    return record_answer("customer", json,
-                         etag::of(etag::Kind::customer, current.id, change.after.version));
+    return commit_customer_change(ctx, *shop, current, change);
 }
 
 }  // namespace supportcrm

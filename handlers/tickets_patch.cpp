@@ -11,7 +11,6 @@
 #include "api/handler.h"
 #include "api/patches.h"
 #include "api/views.h"
-#include "common/json_writer.h"
 #include "db/search_repo.h"
 #include "db/ticket_repo.h"
 #include "db/webhook_repo.h"
@@ -19,29 +18,56 @@
 namespace supportcrm {
 namespace {
 
-std::string full_ticket_json(const FullTicket& t, std::string_view shop_domain) {
-    std::string out;
-    JsonWriter w(out);
-    write_full_ticket(w, t, shop_domain);
-    return out;
+// The 422 of a patch the ticket cannot take: a status its machine refuses, or more tags than a
+// ticket holds; nullopt when it can take it.
+std::optional<Response> refusal_of(const TicketChange& change) {
+    if (change.refused) {
+        return errors::invalid_transition(change.refused->from, change.refused->to,
+                                          change.refused->allowed);
+    }
+    if (change.too_many_tags) {
+        return errors::too_many_tags(kMaxTags);
+    }
+    return std::nullopt;
+}
+
+// The write and its event (and a new name's words, new tags' index: extensions.md §E10, and the
+// HumanTicket the patch opens) commit together; the 200 carries the ticket as written.
+Response commit_ticket_change(HandlerContext& ctx, const Shop& shop, const FullTicket& current,
+                              TicketChange& change, timeutil::Millis now) {
+    const bool renamed = change.after.ticket.name != current.ticket.name;
+    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
+    Transaction tx(ctx.db);
+    update_ticket(ctx.db, change.after, current.version);
+    if (renamed) {
+        index_ticket_name(ctx.db, shop.id, current.id, change.after.ticket.name,
+                          /*created=*/false);
+    }
+    if (retagged) {
+        index_ticket_tags(ctx.db, shop.id, current.id, change.after.ticket.tags_json,
+                          /*created=*/false);
+    }
+    if (change.opens_human_ticket) {
+        change.after.human_ticket->id = open_human_ticket(ctx.db, shop.id, current.id, now);
+    }
+    change.after.version = current.version + 1;
+    const std::string ticket_json = full_ticket_json(change.after, shop.domain);
+    record_event(ctx.db, shop.id, webhook_event::ticket_updated, ticket_json, now,
+                 change.changes_json);
+    tx.commit();
+    return record_answer(
+        "ticket", ticket_json,
+        etag::of_ticket(current.id, change.after.version, current.customer_version));
 }
 
 }  // namespace
 
 Response patch_ticket(HandlerContext& ctx) {
-    Checked<std::optional<etag::Condition>> if_match = read_if_match(ctx.request);
-    if (if_match.error) {
-        return std::move(*if_match.error);
+    Checked<PatchRequest<TicketPatch>> read = read_patch_request(ctx, read_ticket_patch);
+    if (read.error) {
+        return std::move(*read.error);
     }
-    auto body = read_json_object(ctx);
-    if (body.error) {
-        return std::move(*body.error);
-    }
-    ReadPatch<TicketPatch> read = read_ticket_patch(body.value);
-    if (!read.error.empty()) {
-        return errors::validation(read.error);
-    }
-    const TicketPatch& patch = read.patch;
+    const TicketPatch& patch = read.value.patch;
     const std::optional<std::uint64_t> user_id =
         patch.assigned_to ? *patch.assigned_to : std::nullopt;
 
@@ -60,48 +86,19 @@ Response patch_ticket(HandlerContext& ctx) {
     }
     const std::string current_tag =
         etag::of_ticket(current.id, current.version, current.customer_version);
-    if (if_match.value && !etag::matches_strong(*if_match.value, current_tag)) {
+    if (!read.value.may_change(current_tag)) {
         return errors::precondition_failed("The ticket has changed", "ticket",
                                            full_ticket_json(current, shop->domain), current_tag);
     }
     const timeutil::Millis now = timeutil::now_ms();
     TicketChange change = apply_ticket_patch(current, patch, now);
-    if (change.refused) {
-        return errors::invalid_transition(change.refused->from, change.refused->to,
-                                          change.refused->allowed);
-    }
-    if (change.too_many_tags) {
-        return errors::too_many_tags(kMaxTags);
+    if (std::optional<Response> refused = refusal_of(change)) {
+        return std::move(*refused);
     }
     if (!change.changed) {
         return record_answer("ticket", full_ticket_json(current, shop->domain), current_tag);
     }
-
-    // The write and its event (and a new name's words, new tags' index: extensions.md §E10)
-    // commit together.
-    const bool renamed = change.after.ticket.name != current.ticket.name;
-    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
-    Transaction tx(ctx.db);
-    update_ticket(ctx.db, change.after, current.version);
-    if (renamed) {
-        index_ticket_name(ctx.db, shop->id, current.id, change.after.ticket.name,
-                          /*created=*/false);
-    }
-    if (retagged) {
-        index_ticket_tags(ctx.db, shop->id, current.id, change.after.ticket.tags_json,
-                          /*created=*/false);
-    }
-    if (change.opens_human_ticket) {
-        change.after.human_ticket->id = open_human_ticket(ctx.db, shop->id, current.id, now);
-    }
-    change.after.version = current.version + 1;
-    const std::string ticket_json = full_ticket_json(change.after, shop->domain);
-    record_event(ctx.db, shop->id, webhook_event::ticket_updated, ticket_json, now,
-                 change.changes_json);
-    tx.commit();
-    return record_answer(
-        "ticket", ticket_json,
-        etag::of_ticket(current.id, change.after.version, current.customer_version));
+    return commit_ticket_change(ctx, *shop, current, change, now);
 }
 
 }  // namespace supportcrm

@@ -73,6 +73,13 @@ long elapsed_ms(std::chrono::steady_clock::time_point since) {
                                  .count());
 }
 
+// What CURLOPT_PRIVATE holds: the attempt's tag.
+std::uint64_t tag_of(CURL* handle) {
+    void* tag_pointer = nullptr;
+    curl_easy_getinfo(handle, CURLINFO_PRIVATE, &tag_pointer);
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(tag_pointer));
+}
+
 }  // namespace
 
 void init_http() {
@@ -229,51 +236,63 @@ void Sender::finish(std::uint64_t tag, PostResult result, std::vector<Finished>&
     out.push_back({tag, std::move(result)});
 }
 
-std::vector<Sender::Finished> Sender::pump(std::chrono::milliseconds wait) {
-    std::vector<Finished> done;
-    CURLM* multi = static_cast<CURLM*>(multi_);
-    // Attempts whose addresses are now checked start their transfer (or end refused).
+// Sends the connection to a name that stands for exactly the checked addresses: libcurl reuses
+// a kept connection only for the same name, i.e. the same checked set. The URL's host still
+// names the server for TLS (SNI, certificate) and Host:. False when out of memory.
+bool Sender::pin(Attempt& a, const PinnedAddress& pinned) {
+    a.checked = pinned.address;
+    if (pinned.resolve_entry.empty()) {
+        return true;
+    }
+    const std::string name = connect_to_name(pinned.pins);
+    const std::string port = std::to_string(a.parts.port);
+    a.resolve.reset(curl_slist_append(nullptr, (name + ":" + port + ":" + pinned.pins).c_str()));
+    a.connect_to.reset(curl_slist_append(nullptr, ("::" + name + ":" + port).c_str()));
+    if (!a.resolve || !a.connect_to) {
+        std::snprintf(a.message, sizeof a.message, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+// An attempt whose addresses are now checked starts its transfer, or ends refused.
+Sender::Stage Sender::advance(Attempt& a) {
+    if (!a.parts.error.empty()) {
+        return Stage::ended;
+    }
+    if (!a.resolving.valid()) {
+        return Stage::transferring;
+    }
+    if (a.resolving.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return Stage::resolving;
+    }
+    auto target = a.resolving.get();
+    if (auto* refusal = std::get_if<Refusal>(&target)) {
+        std::snprintf(a.message, sizeof a.message, "%s", refusal->reason.c_str());
+        return Stage::ended;
+    }
+    if (!pin(a, std::get<PinnedAddress>(target))) {
+        return Stage::ended;
+    }
+    begin_transfer(a);
+    return a.handle ? Stage::transferring : Stage::ended;
+}
+
+// Moves every attempt on that waits for its addresses; those that ended so go to `done`.
+// True while a resolution still runs.
+bool Sender::start_checked_attempts(std::vector<Finished>& done) {
     bool resolving = false;
     std::vector<std::uint64_t> ended;
     for (auto& [tag, attempt] : attempts_) {
-        Attempt& a = *attempt;
-        if (!a.parts.error.empty()) {
-            ended.push_back(tag);
-            continue;
-        }
-        if (!a.resolving.valid()) {
-            continue;
-        }
-        if (a.resolving.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-            resolving = true;
-            continue;
-        }
-        auto target = a.resolving.get();
-        if (auto* refusal = std::get_if<Refusal>(&target)) {
-            std::snprintf(a.message, sizeof a.message, "%s", refusal->reason.c_str());
-            ended.push_back(tag);
-            continue;
-        }
-        const PinnedAddress& pinned = std::get<PinnedAddress>(target);
-        a.checked = pinned.address;
-        if (!pinned.resolve_entry.empty()) {
-            // The connection goes to a name that stands for exactly these addresses: libcurl
-            // reuses a kept connection only for the same name, i.e. the same checked set. The
-            // URL's host still names the server for TLS (SNI, certificate) and Host:.
-            const std::string name = connect_to_name(pinned.pins);
-            const std::string port = std::to_string(a.parts.port);
-            a.resolve.reset(
-                curl_slist_append(nullptr, (name + ":" + port + ":" + pinned.pins).c_str()));
-            a.connect_to.reset(curl_slist_append(nullptr, ("::" + name + ":" + port).c_str()));
-            if (!a.resolve || !a.connect_to) {
-                std::snprintf(a.message, sizeof a.message, "out of memory");
+        switch (advance(*attempt)) {
+            case Stage::resolving:
+                resolving = true;
+                break;
+            case Stage::ended:
                 ended.push_back(tag);
-                continue;
-            }
-        }
-        begin_transfer(a);
-        if (!a.handle) {
-            ended.push_back(tag);
+                break;
+            case Stage::transferring:
+                break;
         }
     }
     for (std::uint64_t tag : ended) {
@@ -282,22 +301,18 @@ std::vector<Sender::Finished> Sender::pump(std::chrono::milliseconds wait) {
                                                            : attempts_[tag]->parts.error;
         finish(tag, std::move(result), done);
     }
-    int running = 0;
-    curl_multi_perform(multi, &running);
-    if (done.empty()) {
-        // While a resolution runs, look again soon: its end does not wake curl_multi_poll.
-        const auto timeout = resolving ? std::min(wait, std::chrono::milliseconds(20)) : wait;
-        curl_multi_poll(multi, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
-        curl_multi_perform(multi, &running);
-    }
+    return resolving;
+}
+
+// The transfers libcurl says are done go to `done`, with the receiver's status or why none.
+void Sender::collect_finished(std::vector<Finished>& done) {
+    CURLM* multi = static_cast<CURLM*>(multi_);
     int queued = 0;
     while (CURLMsg* m = curl_multi_info_read(multi, &queued)) {
         if (m->msg != CURLMSG_DONE) {
             continue;
         }
-        void* tag_pointer = nullptr;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &tag_pointer);
-        const auto tag = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(tag_pointer));
+        const std::uint64_t tag = tag_of(m->easy_handle);
         auto found = attempts_.find(tag);
         if (found == attempts_.end()) {
             continue;
@@ -315,6 +330,21 @@ std::vector<Sender::Finished> Sender::pump(std::chrono::milliseconds wait) {
         }
         finish(tag, std::move(result), done);  // m is not used after this
     }
+}
+
+std::vector<Sender::Finished> Sender::pump(std::chrono::milliseconds wait) {
+    std::vector<Finished> done;
+    CURLM* multi = static_cast<CURLM*>(multi_);
+    const bool resolving = start_checked_attempts(done);
+    int running = 0;
+    curl_multi_perform(multi, &running);
+    if (done.empty()) {
+        // While a resolution runs, look again soon: its end does not wake curl_multi_poll.
+        const auto timeout = resolving ? std::min(wait, std::chrono::milliseconds(20)) : wait;
+        curl_multi_poll(multi, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
+        curl_multi_perform(multi, &running);
+    }
+    collect_finished(done);
     return done;
 }
 

@@ -13,6 +13,8 @@
 
 namespace supportcrm::webhooks {
 
+struct PinnedAddress;  // common/address_policy.h
+
 struct PostRequest {
     std::string url;
     std::vector<std::string> headers;  // "Name: value"
@@ -65,6 +67,13 @@ class Sender {
 
   private:
     struct Attempt;
+    // Where an attempt is: its addresses still being resolved and checked, its POST under way,
+    // or over (refused, or it could not start).
+    enum class Stage { resolving, transferring, ended };
+    Stage advance(Attempt& attempt);
+    bool start_checked_attempts(std::vector<Finished>& done);
+    bool pin(Attempt& attempt, const PinnedAddress& pinned);
+    void collect_finished(std::vector<Finished>& done);
     void begin_transfer(Attempt& attempt);
     void finish(std::uint64_t tag, PostResult result, std::vector<Finished>& out);
     std::string connect_to_name(const std::string& pins);
