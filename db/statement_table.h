@@ -1,9 +1,10 @@
 // The table Db prepares from: each statement's name, text and whether it writes (what the
 // WriteLedger counts, read from its SQL text), checked at compile time.
 //
-// Only db/statements.cpp includes this: evaluating the table (a constexpr walk over every
-// statement's text) took about 3 s of compile time in each file that included it, when it sat
-// in db/statements.h and so in every file above db/.
+// Only db/statements.cpp includes this: nothing else needs the statements' texts, and the
+// files that only name a statement (db/statements.h) should not compile them. (The compile
+// time that mattered was the layout checks of the statement lists: SUPPORTCRM_LAYOUT_CHECK,
+// db/columns.h.)
 #pragma once
 
 #include <iterator>
