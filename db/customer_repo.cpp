@@ -6,6 +6,8 @@
 #include "common/text.h"
 #include "common/words.h"
 #include "db/customer_sql.h"
+#include "db/search/page.h"
+#include "db/search/plan.h"
 #include "db/search_repo.h"
 #include "db/search_sql.h"
 #include "db/statements.h"
@@ -141,11 +143,7 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
 
 namespace {
 
-// How many of q's words (longest first) are counted to choose where a page starts; when all
-// are common, how many of the newest customers are checked one by one first (as for tickets,
-// db/ticket_repo.cpp).
-constexpr std::size_t kCountedWords = 3;
-constexpr std::uint64_t kScanWindow = 1000;
+using search::PlanTuning;
 
 // Appends to `out` up to `rows` customers having every word, with an id below `before_id`:
 // from the customers having the word `like` ('word%'), or along the shop's down to `floor`.
@@ -195,50 +193,59 @@ void read_word_window(Db& db, std::uint64_t shop_id, const std::vector<WindowedW
     });
 }
 
-// E10's q (at most kIntersectedWords words: search_customers_many_words_page takes more): from
-// the customers having its rarest word when it is rare; else the newest kScanWindow customers
-// first, then by the words a window of ids at a time (walk_id_windows, db/search_repo.h:
-// docs/performance.md, "Past the scan window").
+// Customers as db/search/page.h's entity: its sources are q's first counted words.
+struct CustomerSearch {
+    Db& db;
+    std::uint64_t shop_id;
+    const std::vector<std::string>& list;
+    std::vector<SearchSource> sources;
+    std::string words_json;
+
+    bool has_sources() const { return !sources.empty(); }
+    bool has_words() const { return true; }
+    FewestRows fewest(std::uint64_t bound, bool grow) {
+        return fewest_rows(db, shop_id, sources, bound, grow);
+    }
+    std::uint64_t scan_floor(std::uint64_t before_id) {
+        return db.run(Stmt::customer_scan_floor, [&](sql::PreparedStatement& st) {
+            st.setUInt64(1, shop_id);
+            st.setUInt64(2, before_id);
+            st.setUInt64(3, PlanTuning::kScanWindow - 1);
+            ResultSetPtr rs(st.executeQuery());
+            return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
+        });
+    }
+    void read(const std::size_t* source, std::uint64_t floor, std::uint64_t before_id,
+              std::uint64_t rows, std::vector<CustomerRow>& out) {
+        read_search_rows(db, shop_id, words_json, source ? &sources[*source].values[0] : nullptr,
+                         floor, before_id, rows, out);
+    }
+    // Past the scan window, q's words a window of ids at a time (walk_id_windows,
+    // db/search_repo.h: docs/performance.md, "Past the scan window").
+    void walk_windows(std::uint64_t floor, std::uint64_t rows, std::vector<CustomerRow>& out) {
+        const std::vector<WindowedWord> words =
+            windowed_words(db, Stmt::customer_word_next_form, shop_id, list);
+        walk_id_windows(floor, [&](std::uint64_t low, std::uint64_t high) {
+            read_word_window(db, shop_id, words, low, high, rows - out.size(), out);
+            return out.size() < rows;
+        });
+    }
+};
+
+// E10's q (at most kIntersectedWords words: search_customers_many_words_page takes more), in
+// the steps of db/search/plan.h, its sources the first counted words.
 std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
                                                const std::vector<std::string>& list,
                                                std::uint64_t before_id, std::uint64_t rows) {
-    std::vector<CustomerRow> out;
-    std::vector<SearchSource> sources;
-    for (std::size_t i = 0; i < list.size() && i < kCountedWords; ++i) {
-        sources.push_back({Stmt::customer_word_count,
-                           Stmt::customers_search_by_word,
-                           {list[i] + "%"},
-                           {list[i] + "%"},
-                           false});
+    CustomerSearch entity{db, shop_id, list, {}, words::json_array(list)};
+    for (std::size_t i = 0; i < list.size() && i < PlanTuning::kCountedWords; ++i) {
+        entity.sources.push_back({Stmt::customer_word_count,
+                                  Stmt::customers_search_by_word,
+                                  {list[i] + "%"},
+                                  {list[i] + "%"},
+                                  false});
     }
-    const std::string words_json = words::json_array(list);
-    FewestRows rare = fewest_rows(db, shop_id, sources, kRareRows, /*grow=*/false);
-    if (rare.rows == 0) {
-        return out;
-    }
-    if (rare.rows < kRareRows) {
-        read_search_rows(db, shop_id, words_json, &sources[rare.source].values[0], 0, before_id,
-                         rows, out);
-        return out;
-    }
-    const std::uint64_t floor = db.run(Stmt::customer_scan_floor, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, before_id);
-        st.setUInt64(3, kScanWindow - 1);
-        ResultSetPtr rs(st.executeQuery());
-        return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
-    });
-    read_search_rows(db, shop_id, words_json, nullptr, floor, before_id, rows, out);
-    if (out.size() >= rows || floor == 0) {
-        return out;
-    }
-    const std::vector<WindowedWord> words =
-        windowed_words(db, Stmt::customer_word_next_form, shop_id, list);
-    walk_id_windows(floor, [&](std::uint64_t low, std::uint64_t high) {
-        read_word_window(db, shop_id, words, low, high, rows - out.size(), out);
-        return out.size() < rows;
-    });
-    return out;
+    return search::run_page<CustomerRow>(entity, before_id, rows);
 }
 
 // E10's q of more words than search_customers_page intersects: as for tickets

@@ -203,7 +203,7 @@ std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id
     std::vector<std::pair<std::uint64_t, std::size_t>> rows;  // (count, index in words)
     for (std::size_t i = 0; i < counted; ++i) {
         const SearchSource source{count, count, {words[i] + "%"}, {}, false};
-        const std::uint64_t n = count_rows(db, shop_id, source, kRareRows);
+        const std::uint64_t n = count_rows(db, shop_id, source, search::PlanTuning::kRareRows);
         if (n == 0) {
             return std::nullopt;
         }
@@ -446,11 +446,6 @@ void bind_windowed_words(sql::PreparedStatement& st, unsigned& i, std::uint64_t 
         st.setUInt64(i++, low);
         st.setUInt64(i++, high);
     }
-}
-
-FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
-                                   const std::vector<SearchSource>& sources) {
-    return fewest_rows(db, shop_id, sources, kRareRows * 10, /*grow=*/true);
 }
 
 }  // namespace supportcrm

@@ -12,6 +12,7 @@
 
 #include "db/customer_repo.h"
 #include "db/db.h"
+#include "db/search/plan.h"
 
 namespace supportcrm {
 
@@ -80,10 +81,6 @@ struct FewestRows {
 };
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow);
-// The source to go on from past the scan window of a ticket search without q
-// (ticket_repo.cpp): fewest_rows from ten times kRareRows, growing.
-FewestRows fewest_rows_past_window(Db& db, std::uint64_t shop_id,
-                                   const std::vector<SearchSource>& sources);
 
 // --- Past the scan window: q's words a window of ids at a time -----------------------------
 
@@ -124,6 +121,7 @@ constexpr std::size_t kIntersectedWords = 3;
 
 // q's words (words::query(), longest first) in the order to use them: the first kRankedWords
 // counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to kRareRows
+// (db/search/plan.h)
 // each and put rarest first, the others after them as they came. nullopt: a counted word
 // starts no word of the shop, so nothing matches.
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
@@ -206,9 +204,5 @@ std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::u
     }
     return out;
 }
-
-// The bound below which a source is rare: starting from it reads few rows whatever the
-// others' values.
-constexpr std::uint64_t kRareRows = 3000;
 
 }  // namespace supportcrm

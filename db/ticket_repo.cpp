@@ -9,6 +9,8 @@
 
 #include "common/json_writer.h"
 #include "common/words.h"
+#include "db/search/page.h"
+#include "db/search/plan.h"
 #include "db/search_repo.h"
 #include "db/search_sql.h"
 #include "db/statements.h"
@@ -223,19 +225,13 @@ void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFi
         str);
 }
 
-// How many of a query's words, and of its tags, are counted to choose where a page starts
-// (words longest first: usually the rarest); the others are only checked.
-constexpr std::size_t kCountedWords = 3;
-constexpr std::size_t kCountedTags = 3;
-// When every filter with an index of its own lists many tickets, the newest this many are
-// checked one by one first: matches that are common together fill a page there.
-constexpr std::uint64_t kScanWindow = 1000;
+using search::PlanTuning;
 
 // The filters of f to check on each ticket a words statement lists: it intersects q's first
 // three words already, so with no more the check ticket by ticket is left out.
 TicketFilter filters_beside_words(const TicketFilter& f) {
     TicketFilter rest = f;
-    if (f.words.size() <= kCountedWords) {
+    if (f.words.size() <= PlanTuning::kCountedWords) {
         rest.words.clear();
     }
     return rest;
@@ -265,7 +261,7 @@ void add_column_sources(const TicketFilter& f, std::vector<SearchSource>& out) {
 // those customerId, assignedTo and Channel.
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
-    for (std::size_t i = 0; i < f.tags.size() && i < kCountedTags; ++i) {
+    for (std::size_t i = 0; i < f.tags.size() && i < PlanTuning::kCountedTags; ++i) {
         out.push_back({Stmt::ticket_tag_count,
                        Stmt::tickets_filtered_by_tag,
                        {f.tags[i]},
@@ -291,7 +287,7 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     }
     // A word starts the page from its rows, intersected with those of the next two counted
     // words (itself again when q has fewer).
-    const std::size_t counted = std::min(f.words.size(), kCountedWords);
+    const std::size_t counted = std::min(f.words.size(), PlanTuning::kCountedWords);
     for (std::size_t i = 0; i < counted; ++i) {
         std::vector<std::string> page{f.words[i] + "%"};
         for (std::size_t k = 1; k < 3; ++k) {
@@ -342,12 +338,12 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
     });
 }
 
-// The id kScanWindow tickets below before_id in the shop (0: fewer are left).
-std::uint64_t scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id) {
+// The id PlanTuning::kScanWindow tickets below before_id in the shop (0: fewer are left).
+std::uint64_t ticket_scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id) {
     return db.run(Stmt::ticket_scan_floor, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, before_id);
-        st.setUInt64(3, kScanWindow - 1);
+        st.setUInt64(3, PlanTuning::kScanWindow - 1);
         ResultSetPtr rs(st.executeQuery());
         return rs->next() ? rs->getUInt64(1) : 0;
     });
@@ -408,51 +404,43 @@ void read_words_in_windows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
     });
 }
 
-// E10: the statements of db/search_sql.h. The rows read stay bounded by the rarest filter
-// with an index of its own (docs/performance.md, "Ways to a search page"): a rare one (under
-// kRareRows rows) starts the page; when all are common, the newest kScanWindow tickets are
-// checked first, then the page goes on by q's words a window of ids at a time, or without q
-// from the rarest filter, counted further. Filters without a source (status `none`;
-// assignedTo, Channel, customerId, updatedSince, which the scan reaches by their own indexes)
-// walk the shop's tickets as before.
+// Tickets as db/search/page.h's entity: its sources are ticket_sources(f).
+struct TicketSearch {
+    Db& db;
+    std::uint64_t shop_id;
+    const TicketFilter& f;
+    std::vector<SearchSource> sources;
+
+    bool has_sources() const { return !sources.empty(); }
+    bool has_words() const { return !f.words.empty(); }
+    FewestRows fewest(std::uint64_t bound, bool grow) {
+        return fewest_rows(db, shop_id, sources, bound, grow);
+    }
+    std::uint64_t scan_floor(std::uint64_t before_id) {
+        return ticket_scan_floor(db, shop_id, before_id);
+    }
+    void read(const std::size_t* source, std::uint64_t floor, std::uint64_t before_id,
+              std::uint64_t rows, std::vector<TicketRow>& out) {
+        read_search_rows(db, shop_id, f, source ? &sources[*source] : nullptr, floor, before_id,
+                         rows, out);
+    }
+    void walk_windows(std::uint64_t floor, std::uint64_t rows, std::vector<TicketRow>& out) {
+        read_words_in_windows(db, shop_id, f, floor, rows, out);
+    }
+};
+
+// E10: the statements of db/search_sql.h, in the steps of db/search/plan.h. The rows read stay
+// bounded by the rarest filter with an index of its own (docs/performance.md, "Ways to a
+// search page"). Filters without a source (status `none` beside others; assignedTo, Channel,
+// customerId, updatedSince alone, which the scan reaches by their own indexes) walk the
+// shop's tickets.
 std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                                            std::uint64_t before_id, std::uint64_t rows) {
-    std::vector<TicketRow> out;
     if (f.matches_nothing) {
-        return out;
+        return {};
     }
-    const std::vector<SearchSource> sources = ticket_sources(f);
-    if (sources.empty()) {
-        read_search_rows(db, shop_id, f, nullptr, 0, before_id, rows, out);
-        return out;
-    }
-    FewestRows rare = fewest_rows(db, shop_id, sources, kRareRows, /*grow=*/false);
-    if (rare.rows == 0) {
-        return out;
-    }
-    if (rare.rows < kRareRows) {
-        read_search_rows(db, shop_id, f, &sources[rare.source], 0, before_id, rows, out);
-        return out;
-    }
-    const std::uint64_t floor = scan_floor(db, shop_id, before_id);
-    read_search_rows(db, shop_id, f, nullptr, floor, before_id, rows, out);
-    if (out.size() >= rows || floor == 0) {
-        return out;
-    }
-    // Past the window, q's words come first when given: their statements intersect them by
-    // index ranges, while from a tag or a status each candidate's words would be probed one by
-    // one (docs/performance.md, "Ways to a search page"). They read the words' rows a window of ids
-    // at a time, so which word is rarest no longer bounds what is read, and they are not counted
-    // further.
-    if (!f.words.empty()) {
-        read_words_in_windows(db, shop_id, f, floor, rows, out);
-        return out;
-    }
-    rare = fewest_rows_past_window(db, shop_id, sources);
-    if (rare.rows != 0) {
-        read_search_rows(db, shop_id, f, &sources[rare.source], 0, floor, rows - out.size(), out);
-    }
-    return out;
+    TicketSearch entity{db, shop_id, f, ticket_sources(f)};
+    return search::run_page<TicketRow>(entity, before_id, rows);
 }
 
 // E10's q of more words than the statements intersect: candidates by the other filters and

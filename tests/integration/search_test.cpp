@@ -151,7 +151,7 @@ std::string named_customer(const it::Shop& shop, const std::string& first,
 
 // 3,000 rows of `word` in `table` (ticket_words keyed by conversation_id, customer_words by
 // customer_id) of shop for records that do not exist, with ids above every real one: the word
-// becomes common (over search_repo.h's kRareRows) and none of them is ever listed.
+// becomes common (over db/search/plan.h's PlanTuning::kRareRows) and none of them is ever listed.
 // remove_planted_words deletes them again.
 void plant_common_word(it::Db& db, const std::string& table, const std::string& id_column,
                        const std::string& word, const std::string& shop) {
