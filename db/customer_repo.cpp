@@ -207,13 +207,7 @@ struct CustomerSearch {
         return fewest_rows(db, shop_id, sources, bound, grow);
     }
     std::uint64_t scan_floor(std::uint64_t before_id) {
-        return db.run(Stmt::customer_scan_floor, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop_id);
-            st.setUInt64(2, before_id);
-            st.setUInt64(3, PlanTuning::kScanWindow - 1);
-            ResultSetPtr rs(st.executeQuery());
-            return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
-        });
+        return supportcrm::scan_floor(db, Stmt::customer_scan_floor, shop_id, before_id);
     }
     void read(const std::size_t* source, std::uint64_t floor, std::uint64_t before_id,
               std::uint64_t rows, std::vector<CustomerRow>& out) {

@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/words.h"
+#include "db/search/plan.h"
 #include "db/search_sql.h"
 #include "db/statements.h"
 
@@ -345,6 +346,16 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
         return left;
     }
     return having_every_word_by_seeks(db, checks.seek, shop_id, left, sought, needed);
+}
+
+std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_t before_id) {
+    return db.run(floor, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, shop_id);
+        st.setUInt64(2, before_id);
+        st.setUInt64(3, search::PlanTuning::kScanWindow - 1);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
+    });
 }
 
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,

@@ -12,7 +12,6 @@
 
 #include "db/customer_repo.h"
 #include "db/db.h"
-#include "db/search/plan.h"
 
 namespace supportcrm {
 
@@ -81,6 +80,9 @@ struct FewestRows {
 };
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow);
+// The id search::PlanTuning::kScanWindow rows below before_id in the shop (0: fewer are left):
+// `floor` binds shop, before_id and the window less one (ticket_scan_floor, customer_scan_floor).
+std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_t before_id);
 
 // --- Past the scan window: q's words a window of ids at a time -----------------------------
 
@@ -120,10 +122,9 @@ void bind_windowed_words(sql::PreparedStatement& st, unsigned& i, std::uint64_t 
 constexpr std::size_t kIntersectedWords = 3;
 
 // q's words (words::query(), longest first) in the order to use them: the first kRankedWords
-// counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to kRareRows
-// (db/search/plan.h)
-// each and put rarest first, the others after them as they came. nullopt: a counted word
-// starts no word of the shop, so nothing matches.
+// counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to
+// search::PlanTuning::kRareRows (db/search/plan.h) each and put rarest first, the others after them
+// as they came. nullopt: a counted word starts no word of the shop, so nothing matches.
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
                                                    const std::vector<std::string>& words);
 constexpr std::size_t kRankedWords = 8;

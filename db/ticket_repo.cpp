@@ -338,17 +338,6 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
     });
 }
 
-// The id PlanTuning::kScanWindow tickets below before_id in the shop (0: fewer are left).
-std::uint64_t ticket_scan_floor(Db& db, std::uint64_t shop_id, std::uint64_t before_id) {
-    return db.run(Stmt::ticket_scan_floor, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, before_id);
-        st.setUInt64(3, PlanTuning::kScanWindow - 1);
-        ResultSetPtr rs(st.executeQuery());
-        return rs->next() ? rs->getUInt64(1) : 0;
-    });
-}
-
 // The statement for 1, 2 or 3 words.
 constexpr Stmt kTicketsInWindowByWords[] = {Stmt::tickets_in_window_by_word,
                                             Stmt::tickets_in_window_by_two_words,
@@ -417,7 +406,7 @@ struct TicketSearch {
         return fewest_rows(db, shop_id, sources, bound, grow);
     }
     std::uint64_t scan_floor(std::uint64_t before_id) {
-        return ticket_scan_floor(db, shop_id, before_id);
+        return supportcrm::scan_floor(db, Stmt::ticket_scan_floor, shop_id, before_id);
     }
     void read(const std::size_t* source, std::uint64_t floor, std::uint64_t before_id,
               std::uint64_t rows, std::vector<TicketRow>& out) {
