@@ -115,13 +115,13 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
         st.setUInt64(1, ticket_id);
         st.setString(2, key_digest);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketDetail> found;
+        Keyed<TicketDetail> found(KeyRow::only_with_record);
         if (!rs->next()) {
             return found;
         }
         using namespace layout::ticket_detail;
-        found.key = read_keyed_shop(*rs, key);
-        TicketDetail& t = found.value.emplace();
+        found.set_key(read_keyed_shop(*rs, key));
+        TicketDetail& t = found.emplace_record();
         t.id = rs->getUInt64(id);
         t.channel = rs->getString(channel);
         t.name = optional_string(*rs, name);
@@ -497,14 +497,14 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
         st.setUInt64(2, ticket_id);
         st.setString(3, key_digest);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketForPatch> found;
+        Keyed<TicketForPatch> found(KeyRow::only_with_record);
         if (!rs->next()) {
             return found;
         }
         namespace col = layout::ticket_for_patch;
         namespace ht = layout::ticket_detail;  // the ht_* offsets into the HumanTicket's run
-        found.key = read_keyed_shop(*rs, col::key);
-        TicketForPatch& row = found.value.emplace();
+        found.set_key(read_keyed_shop(*rs, col::key));
+        TicketForPatch& row = found.emplace_record();
         FullTicket& t = row.ticket;
         t.id = rs->getUInt64(layout::tickets_page::id);
         read_created_ticket(*rs, t.ticket);
