@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/erasure_sql.h"
-#include "db/search_repo.h"
+#include "db/search/upkeep.h"
 #include "db/statements.h"
 
 namespace supportcrm {
@@ -132,7 +132,7 @@ bool erase_group(Db& db, std::uint64_t customer_id, const TicketGroup& g, Erasur
         bind_group(st, customer_id, g);
         st.executeUpdate();
     });
-    erase_tickets_words(db, customer_id, g.after, g.through);
+    search::erase_tickets_words(db, customer_id, g.after, g.through);
     clear_tickets(db, customer_id, g);
     tx.commit();
     return true;
@@ -180,7 +180,8 @@ bool erase_large_ticket(Db& db, std::uint64_t customer_id, const TicketGroup& g,
             return false;
         }
         Transaction tx(db);
-        const bool last = erase_ticket_words_batch(db, g.through, kErasureBatch) < kErasureBatch;
+        const bool last =
+            search::erase_ticket_words_batch(db, g.through, kErasureBatch) < kErasureBatch;
         if (last) {
             clear_tickets(db, customer_id, g);
         }
@@ -301,7 +302,7 @@ bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeuti
             st.setUInt64(2, id);
             st.executeUpdate();
         });
-        erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
+        search::erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
     }
     return erased;
 }
