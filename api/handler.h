@@ -76,7 +76,7 @@ struct KeyedOpener {
     template <typename T>
     static Checked<Opened<T>> open(Caller& caller, Db& db, Keyed<T>&& found) {
         Checked<Opened<T>> out;
-        const Shop* shop = found.key_ || found.row_ == KeyRow::whenever_key_exists
+        const Shop* shop = found.key_ || found.join_ == KeyJoin::whenever_key_exists
                                ? caller.learn(found.key_)
                                : caller.resolve(db);
         if (shop == nullptr) {

@@ -208,7 +208,7 @@ Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::
             st.setUInt64(i++, page->rows);
         }
         ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketComments> found(KeyRow::only_with_record);
+        Keyed<TicketComments> found(KeyJoin::only_with_record);
         TicketComments* listed = nullptr;
         while (rs->next()) {
             using namespace layout::comments_of_ticket;

@@ -316,7 +316,7 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
         st.setUInt64(1, id);
         st.setString(2, key_digest);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<CustomerRow> found(KeyRow::whenever_key_exists);
+        Keyed<CustomerRow> found(KeyJoin::whenever_key_exists);
         if (rs->next()) {
             using namespace layout::customer_by_id;
             found.set_key(read_keyed_shop(*rs, key));

@@ -46,7 +46,7 @@ Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_diges
         st.setString(1, idem_key);
         st.setString(2, key_digest);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<StoredAnswer> found(KeyRow::whenever_key_exists);
+        Keyed<StoredAnswer> found(KeyJoin::whenever_key_exists);
         if (!rs->next()) {
             return found;
         }

@@ -34,7 +34,7 @@ struct Shop {
 };
 
 // Where a keyed statement's row carries the key (SUPPORTCRM_KEY_COLUMNS).
-enum class KeyRow : std::uint8_t {
+enum class KeyJoin : std::uint8_t {
     // The key's tables lead and the record is LEFT JOINed: a row whenever an unrevoked key has
     // the digest, so no row proves an unknown key (customer_by_id, idempotency_answer_for_key).
     whenever_key_exists,
@@ -52,7 +52,7 @@ struct KeyedOpener;  // api/handler.h: the one way the layers above read a Keyed
 template <typename T>
 class [[nodiscard]] Keyed {
   public:
-    explicit Keyed(KeyRow row) : row_(row) {}
+    explicit Keyed(KeyJoin join) : join_(join) {}
 
     // The repository's, while reading the statement's row(s).
     void set_key(Shop shop) { key_ = std::move(shop); }
@@ -61,7 +61,7 @@ class [[nodiscard]] Keyed {
 
   private:
     friend struct KeyedOpener;
-    KeyRow row_;
+    KeyJoin join_;
     std::optional<Shop> key_;
     std::optional<T> record_;
 };

@@ -327,7 +327,7 @@ Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
         st.setUInt64(8, q.limit);
         st.setUInt64(9, q.offset);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<CsatResult> found(KeyRow::only_with_record);
+        Keyed<CsatResult> found(KeyJoin::only_with_record);
         CsatResult* page = nullptr;
         using namespace layout::csat_page_for_key;
         while (rs->next()) {

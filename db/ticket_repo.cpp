@@ -117,7 +117,7 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
         st.setUInt64(1, ticket_id);
         st.setString(2, key_digest);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketDetail> found(KeyRow::only_with_record);
+        Keyed<TicketDetail> found(KeyJoin::only_with_record);
         if (!rs->next()) {
             return found;
         }
@@ -499,7 +499,7 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
         st.setUInt64(2, ticket_id);
         st.setString(3, key_digest);
         ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketForPatch> found(KeyRow::only_with_record);
+        Keyed<TicketForPatch> found(KeyJoin::only_with_record);
         if (!rs->next()) {
             return found;
         }

@@ -14,7 +14,7 @@ using supportcrm::Db;
 using supportcrm::DbSettings;
 using supportcrm::Keyed;
 using supportcrm::KeyedOpener;
-using supportcrm::KeyRow;
+using supportcrm::KeyJoin;
 using supportcrm::Opened;
 using supportcrm::Shop;
 
@@ -41,8 +41,8 @@ Shop live_shop(std::uint64_t id, bool deleted = false) {
     return s;
 }
 
-Keyed<std::string> found(KeyRow row, std::optional<Shop> key, std::optional<std::string> record) {
-    Keyed<std::string> k(row);
+Keyed<std::string> found(KeyJoin join, std::optional<Shop> key, std::optional<std::string> record) {
+    Keyed<std::string> k(join);
     if (key) {
         k.set_key(*key);
     }
@@ -62,7 +62,7 @@ TEST(KeyedOpen, ALiveKeysRecordComesWithItsShop) {
     Caller caller("digest-open-1", 1);
     Db unconnected{DbSettings{}};  // would throw if the key's statement ran
     Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyRow::whenever_key_exists, live_shop(1), "the record"));
+        caller, unconnected, found(KeyJoin::whenever_key_exists, live_shop(1), "the record"));
     ASSERT_FALSE(opened.error);
     ASSERT_NE(opened.value.shop, nullptr);
     EXPECT_EQ(opened.value.shop->id, 1u);
@@ -73,7 +73,7 @@ TEST(KeyedOpen, ALiveKeyWithoutTheRecordIsTheHandlersOwn404) {
     Caller caller("digest-open-2", 1);
     Db unconnected{DbSettings{}};
     Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyRow::whenever_key_exists, live_shop(2), std::nullopt));
+        caller, unconnected, found(KeyJoin::whenever_key_exists, live_shop(2), std::nullopt));
     ASSERT_FALSE(opened.error);
     ASSERT_NE(opened.value.shop, nullptr);
     EXPECT_FALSE(opened.value.record);
@@ -83,7 +83,7 @@ TEST(KeyedOpen, NoRowOfAStatementLedByTheKeyIsAnUnknownKeyWithoutAStatement) {
     Caller caller("digest-open-3", 1);
     Db unconnected{DbSettings{}};
     Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyRow::whenever_key_exists, std::nullopt, std::nullopt));
+        caller, unconnected, found(KeyJoin::whenever_key_exists, std::nullopt, std::nullopt));
     EXPECT_TRUE(is_error(opened.error, 401, "invalid_api_key"));
     EXPECT_EQ(opened.value.shop, nullptr);
 }
@@ -92,7 +92,7 @@ TEST(KeyedOpen, ADeletedShopsRecordIsNotGiven) {
     Caller caller("digest-open-4", 1);
     Db unconnected{DbSettings{}};
     Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyRow::only_with_record, live_shop(4, true), "secret"));
+        caller, unconnected, found(KeyJoin::only_with_record, live_shop(4, true), "secret"));
     EXPECT_TRUE(is_error(opened.error, 404, "shop_not_found"));
     EXPECT_FALSE(opened.value.record);
 }
@@ -102,7 +102,7 @@ TEST(KeyedOpen, NoRowOfAnInnerJoinRunsTheKeysOwnStatement) {
     Db unconnected{DbSettings{}};
     // Unsettled: the key's own statement must decide, so the unconnected database is asked.
     EXPECT_ANY_THROW((void)KeyedOpener::open(
-        caller, unconnected, found(KeyRow::only_with_record, std::nullopt, std::nullopt)));
+        caller, unconnected, found(KeyJoin::only_with_record, std::nullopt, std::nullopt)));
 }
 
 TEST(KeyedOpen, NoRowOfAnInnerJoinForASettledKeyIsTheHandlersOwn404) {
@@ -110,7 +110,7 @@ TEST(KeyedOpen, NoRowOfAnInnerJoinForASettledKeyIsTheHandlersOwn404) {
     Db unconnected{DbSettings{}};
     ASSERT_NE(caller.learn(live_shop(6)), nullptr);  // settled by an earlier statement
     Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyRow::only_with_record, std::nullopt, std::nullopt));
+        caller, unconnected, found(KeyJoin::only_with_record, std::nullopt, std::nullopt));
     ASSERT_FALSE(opened.error);
     ASSERT_NE(opened.value.shop, nullptr);
     EXPECT_EQ(opened.value.shop->id, 6u);
@@ -119,8 +119,8 @@ TEST(KeyedOpen, NoRowOfAnInnerJoinForASettledKeyIsTheHandlersOwn404) {
 
 TEST(KeyedOpen, AnExportReadsTheRecordOfAKeySettledBeforeItsHead) {
     EXPECT_EQ(KeyedOpener::record_of_settled_key(
-                  found(KeyRow::only_with_record, live_shop(7), std::string("row"))),
+                  found(KeyJoin::only_with_record, live_shop(7), std::string("row"))),
               "row");
     EXPECT_FALSE(KeyedOpener::record_of_settled_key(
-        found(KeyRow::only_with_record, std::nullopt, std::nullopt)));
+        found(KeyJoin::only_with_record, std::nullopt, std::nullopt)));
 }
