@@ -99,7 +99,7 @@ Response delete_customer(HandlerContext& ctx) {
         // request's: a run again spends what is left of it.
         ErasureBudget budget = request_budget(ErasureClock::now());
         complete = repeat_if_rolled_back(kErasureAttempts, [&] {
-            return finish_erasure(ctx.db, shop.value->id, ctx.path_id, budget);
+            return finish_erasure(ctx.db, found.value.shop->id, ctx.path_id, budget);
         });
     }
     return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id), complete);
