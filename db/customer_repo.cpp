@@ -10,7 +10,7 @@
 #include "db/search/plan.h"
 #include "db/search_repo.h"
 #include "db/search_sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 
@@ -54,7 +54,7 @@ CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
 
 std::optional<CustomerRow> find_one(Db& db, Stmt id, std::uint64_t shop_id,
                                     const std::string& key) {
-    return db.run(id, [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
+    return db.run_positional(id, [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
         st.setUInt64(1, shop_id);
         st.setString(2, key);
         ResultSetPtr rs(st.executeQuery());
@@ -118,7 +118,7 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
     // and commits that nothing: an enclosing transaction (Idempotency-Key) goes on.
     Transaction tx(db);
     try {
-        db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
+        db.run_positional(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
             bind_customer_fields(st, c);
             st.setString(13, timeutil::format_db(c.created_at));
             st.setString(14, key_digest);
@@ -150,24 +150,24 @@ using search::PlanTuning;
 void read_search_rows(Db& db, std::uint64_t shop_id, const std::string& words_json,
                       const std::string* like, std::uint64_t floor, std::uint64_t before_id,
                       std::uint64_t rows, std::vector<CustomerRow>& out) {
-    db.run(like ? Stmt::customers_search_by_word : Stmt::customers_search_scan,
-           [&](sql::PreparedStatement& st) {
-               unsigned i = 1;
-               st.setUInt64(i++, shop_id);
-               if (like) {
-                   st.setString(i++, *like);
-                   st.setUInt64(i++, shop_id);
-               } else {
-                   st.setUInt64(i++, floor);
-               }
-               st.setString(i++, words_json);
-               st.setUInt64(i++, before_id);
-               st.setUInt64(i++, rows);
-               ResultSetPtr rs(st.executeQuery());
-               while (rs->next()) {
-                   out.push_back(read_customer(*rs, layout::customers_page::customer));
-               }
-           });
+    db.run_positional(like ? Stmt::customers_search_by_word : Stmt::customers_search_scan,
+                      [&](sql::PreparedStatement& st) {
+                          unsigned i = 1;
+                          st.setUInt64(i++, shop_id);
+                          if (like) {
+                              st.setString(i++, *like);
+                              st.setUInt64(i++, shop_id);
+                          } else {
+                              st.setUInt64(i++, floor);
+                          }
+                          st.setString(i++, words_json);
+                          st.setUInt64(i++, before_id);
+                          st.setUInt64(i++, rows);
+                          ResultSetPtr rs(st.executeQuery());
+                          while (rs->next()) {
+                              out.push_back(read_customer(*rs, layout::customers_page::customer));
+                          }
+                      });
 }
 
 // The customers matching the first kIntersectedWords words of `list` with an id in [low,
@@ -180,7 +180,7 @@ static_assert(std::size(kCustomersInWindowByWords) == kIntersectedWords);
 void read_word_window(Db& db, std::uint64_t shop_id, const std::vector<WindowedWord>& words,
                       std::uint64_t low, std::uint64_t high, std::uint64_t rows,
                       std::vector<CustomerRow>& out) {
-    db.run(kCustomersInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
+    db.run_positional(kCustomersInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         bind_windowed_words(st, i, shop_id, words, low, high);
         st.setUInt64(i++, shop_id);
@@ -292,7 +292,7 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
             value = filter.value;
             break;
     }
-    return db.run(id, [&](sql::PreparedStatement& st) {
+    return db.run_positional(id, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
         if (filter.kind != Kind::none) {
@@ -310,20 +310,19 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
 }
 
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id) {
-    return db.run(Stmt::customer_by_id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.setString(2, key_digest);
-        ResultSetPtr rs(st.executeQuery());
-        Keyed<CustomerRow> found;
-        if (rs->next()) {
-            using namespace layout::customer_by_id;
-            found.key = read_keyed_shop(*rs, key);
-            if (!rs->isNull(customer[customer_col::id])) {
-                found.value = read_customer(*rs, customer);
-            }
-        }
-        return found;
-    });
+    return db.run(bound<Stmt::customer_by_id>(id, KeyDigest(key_digest)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Keyed<CustomerRow> found;
+                      if (rs->next()) {
+                          using namespace layout::customer_by_id;
+                          found.key = read_keyed_shop(*rs, key);
+                          if (!rs->isNull(customer[customer_col::id])) {
+                              found.value = read_customer(*rs, customer);
+                          }
+                      }
+                      return found;
+                  });
 }
 
 }  // namespace supportcrm
@@ -332,7 +331,7 @@ namespace supportcrm {
 
 CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expected_version) {
     try {
-        db.run(Stmt::customer_update, [&](sql::PreparedStatement& st) {
+        db.run_positional(Stmt::customer_update, [&](sql::PreparedStatement& st) {
             bind_customer_fields(st, c);
             st.setUInt64(13, c.id);
             st.setUInt64(14, expected_version);
@@ -352,25 +351,23 @@ namespace supportcrm {
 
 MergePair lock_merge_pair(Db& db, std::uint64_t shop_id, std::uint64_t target_id,
                           std::uint64_t source_id) {
-    return db.run(Stmt::customer_merge_lock, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, target_id);
-        st.setUInt64(3, source_id);
-        ResultSetPtr rs(st.executeQuery());
-        MergePair pair;
-        using namespace layout::customer_merge_lock;
-        while (rs->next()) {
-            CustomerRow row = read_customer(*rs, customer);
-            if (row.id == target_id) {
-                pair.target = std::move(row);
-            } else {
-                pair.source_email_key = optional_string(*rs, email_key);
-                pair.source_phone_key = optional_string(*rs, phone_key);
-                pair.source = std::move(row);
-            }
-        }
-        return pair;
-    });
+    return db.run(bound<Stmt::customer_merge_lock>(shop_id, target_id, source_id),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      MergePair pair;
+                      using namespace layout::customer_merge_lock;
+                      while (rs->next()) {
+                          CustomerRow row = read_customer(*rs, customer);
+                          if (row.id == target_id) {
+                              pair.target = std::move(row);
+                          } else {
+                              pair.source_email_key = optional_string(*rs, email_key);
+                              pair.source_phone_key = optional_string(*rs, phone_key);
+                              pair.source = std::move(row);
+                          }
+                      }
+                      return pair;
+                  });
 }
 
 CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source) {
@@ -404,30 +401,23 @@ CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source
 }
 
 bool release_merged_keys(Db& db, const CustomerRow& after) {
-    return db.run(Stmt::customer_release_merged_keys, [&](sql::PreparedStatement& st) {
-        const std::optional<std::string> email = trimmed(after.email);
-        const std::optional<std::string> phone = trimmed(after.phone_number);
-        bind_optional(st, 1, email);
-        bind_optional(st, 2, phone);
-        st.setUInt64(3, after.id);
-        bind_optional(st, 4, email);
-        bind_optional(st, 5, phone);
-        return st.executeUpdate() > 0;
-    });
+    const std::optional<std::string> email = trimmed(after.email);
+    const std::optional<std::string> phone = trimmed(after.phone_number);
+    return db.run(bound<Stmt::customer_release_merged_keys>(email, phone, after.id, email, phone),
+                  [&](sql::PreparedStatement& st) { return st.executeUpdate() > 0; });
 }
 
 Moved count_movable(Db& db, std::uint64_t source_id) {
-    return db.run(Stmt::customer_merge_counts, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, source_id);
-        st.setUInt64(2, source_id);
-        ResultSetPtr rs(st.executeQuery());
-        Moved m;
-        if (rs->next()) {
-            m.tickets = rs->getUInt64(1);
-            m.surveys = rs->getUInt64(2);
-        }
-        return m;
-    });
+    return db.run(bound<Stmt::customer_merge_counts>(source_id, source_id),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Moved m;
+                      if (rs->next()) {
+                          m.tickets = rs->getUInt64(1);
+                          m.surveys = rs->getUInt64(2);
+                      }
+                      return m;
+                  });
 }
 
 Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now) {
@@ -436,37 +426,21 @@ Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now) {
     // The target takes a key only where it has no value of its own (customer_merge_target).
     const bool email_moves = !target.email && pair.source_email_key;
     const bool phone_moves = !target.phone_number && pair.source_phone_key;
-    db.run(Stmt::customer_merge_source, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setBoolean(2, email_moves);
-        st.setBoolean(3, phone_moves);
-        st.setUInt64(4, source.id);
-        st.executeUpdate();
-    });
-    db.run(Stmt::customer_merge_repoint, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setUInt64(2, source.id);
-        st.executeUpdate();
-    });
-    db.run(Stmt::customer_merge_target, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, source.id);
-        bind_optional(st, 2, email_moves ? pair.source_email_key : std::nullopt);
-        bind_optional(st, 3, phone_moves ? pair.source_phone_key : std::nullopt);
-        st.setUInt64(4, target.id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::customer_merge_source>(target.id, email_moves, phone_moves, source.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    db.run(bound<Stmt::customer_merge_repoint>(target.id, source.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    db.run(bound<Stmt::customer_merge_target>(
+               source.id, email_moves ? pair.source_email_key : std::nullopt,
+               phone_moves ? pair.source_phone_key : std::nullopt, target.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     Moved m;
-    m.tickets = db.run(Stmt::customer_merge_tickets, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setString(2, timeutil::format_db(now));
-        st.setUInt64(3, source.id);
-        return static_cast<std::uint64_t>(st.executeUpdate());
-    });
-    m.surveys = db.run(Stmt::customer_merge_surveys, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setUInt64(2, source.id);
-        return static_cast<std::uint64_t>(st.executeUpdate());
-    });
+    m.tickets = db.run(
+        bound<Stmt::customer_merge_tickets>(target.id, timeutil::format_db(now), source.id),
+        [&](sql::PreparedStatement& st) { return static_cast<std::uint64_t>(st.executeUpdate()); });
+    m.surveys = db.run(
+        bound<Stmt::customer_merge_surveys>(target.id, source.id),
+        [&](sql::PreparedStatement& st) { return static_cast<std::uint64_t>(st.executeUpdate()); });
     return m;
 }
 

@@ -7,14 +7,14 @@
 
 #include "db/erasure_sql.h"
 #include "db/search_repo.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 namespace {
 
 // One autocommit batch of a statement binding (customer id, limit): the rows it changed.
 unsigned scrub_batch(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
-    return db.run(id, [&](sql::PreparedStatement& st) {
+    return db.run_positional(id, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, customer_id);
         st.setUInt(2, batch);
         return static_cast<unsigned>(st.executeUpdate());
@@ -52,22 +52,22 @@ void bind_after(sql::PreparedStatement& st, std::uint64_t ticket_id, const Comme
 // `batch` comments follow.
 std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                                          unsigned batch) {
-    return db.run(Stmt::erase_comments_next,
-                  [&](sql::PreparedStatement& st) -> std::optional<CommentKey> {
-                      bind_after(st, ticket_id, after);
-                      st.setUInt(5, batch - 1);
-                      ResultSetPtr rs(st.executeQuery());
-                      if (!rs->next()) {
-                          return std::nullopt;
-                      }
-                      return CommentKey{rs->getString(1), rs->getUInt64(2)};
-                  });
+    return db.run_positional(Stmt::erase_comments_next,
+                             [&](sql::PreparedStatement& st) -> std::optional<CommentKey> {
+                                 bind_after(st, ticket_id, after);
+                                 st.setUInt(5, batch - 1);
+                                 ResultSetPtr rs(st.executeQuery());
+                                 if (!rs->next()) {
+                                     return std::nullopt;
+                                 }
+                                 return CommentKey{rs->getString(1), rs->getUInt64(2)};
+                             });
 }
 
 // The comments after `after` up to `last` (included), in (time, id).
 void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                             const CommentKey& last) {
-    db.run(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
+    db.run_positional(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
         bind_after(st, ticket_id, after);
         st.setString(5, last.time);
         st.setString(6, last.time);
@@ -85,8 +85,7 @@ struct TicketProgress {
 };
 
 TicketProgress read_progress(Db& db, std::uint64_t customer_id) {
-    return db.run(Stmt::erasure_progress, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
+    return db.run(bound<Stmt::erasure_progress>(customer_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         TicketProgress at;
         if (rs->next()) {
@@ -110,16 +109,12 @@ void bind_group(sql::PreparedStatement& st, std::uint64_t customer_id, const Tic
 // The group's tickets themselves, and the progress past them; in the caller's transaction,
 // after their comments and words.
 void clear_tickets(Db& db, std::uint64_t customer_id, const TicketGroup& g) {
-    db.run(Stmt::erase_tickets, [&](sql::PreparedStatement& st) {
+    db.run_positional(Stmt::erase_tickets, [&](sql::PreparedStatement& st) {
         bind_group(st, customer_id, g);
         st.executeUpdate();
     });
-    db.run(Stmt::erasure_tickets_through, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, g.through);
-        st.setUInt64(2, customer_id);
-        st.setUInt64(3, g.through);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::erasure_tickets_through>(g.through, customer_id, g.through),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // A group of small tickets: one batch, one transaction.
@@ -128,7 +123,7 @@ bool erase_group(Db& db, std::uint64_t customer_id, const TicketGroup& g, Erasur
         return false;
     }
     Transaction tx(db);
-    db.run(Stmt::erase_group_comments, [&](sql::PreparedStatement& st) {
+    db.run_positional(Stmt::erase_group_comments, [&](sql::PreparedStatement& st) {
         bind_group(st, customer_id, g);
         st.executeUpdate();
     });
@@ -151,12 +146,8 @@ bool erase_large_comments(Db& db, std::uint64_t customer_id, const TicketGroup& 
         Transaction tx(db);
         scrub_comments_between(db, g.through, after, end ? *end : past_all);
         if (end) {
-            db.run(Stmt::erasure_comment_through, [&](sql::PreparedStatement& st) {
-                st.setUInt64(1, end->id);
-                st.setUInt64(2, customer_id);
-                st.setUInt64(3, g.after);
-                st.executeUpdate();
-            });
+            db.run(bound<Stmt::erasure_comment_through>(end->id, customer_id, g.after),
+                   [&](sql::PreparedStatement& st) { st.executeUpdate(); });
         }
         tx.commit();
         if (!end) {
@@ -194,17 +185,15 @@ bool erase_large_ticket(Db& db, std::uint64_t customer_id, const TicketGroup& g,
 // The customer's next tickets after `after`, with their numbers of comments.
 std::vector<TicketToErase> ticket_chunk(Db& db, std::uint64_t customer_id, std::uint64_t after,
                                         unsigned batch) {
-    return db.run(Stmt::erase_ticket_chunk, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, after);
-        st.setUInt(3, batch);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<TicketToErase> tickets;
-        while (rs->next()) {
-            tickets.push_back(TicketToErase{rs->getUInt64(1), rs->getUInt64(2)});
-        }
-        return tickets;
-    });
+    return db.run(bound<Stmt::erase_ticket_chunk>(customer_id, after, batch),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<TicketToErase> tickets;
+                      while (rs->next()) {
+                          tickets.push_back(TicketToErase{rs->getUInt64(1), rs->getUInt64(2)});
+                      }
+                      return tickets;
+                  });
 }
 
 // Every ticket after the progress, a chunk of them at a time, in the groups the plan makes:
@@ -230,7 +219,7 @@ bool erase_tickets(Db& db, std::uint64_t customer_id, ErasureBudget& budget) {
 
 unsigned erase_idempotency_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
                                  unsigned batch) {
-    return db.run(Stmt::erase_idempotency_answers, [&](sql::PreparedStatement& st) {
+    return db.run_positional(Stmt::erase_idempotency_answers, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
         for (int path = 0; path < 2; ++path) {  // SUPPORTCRM_ERASED_IDS: customer, ticket
@@ -252,7 +241,7 @@ std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t cust
                                unsigned batch) {
     Transaction tx(db);
     std::vector<std::uint64_t> events =
-        db.run(Stmt::erase_events_batch, [&](sql::PreparedStatement& st) {
+        db.run_positional(Stmt::erase_events_batch, [&](sql::PreparedStatement& st) {
             unsigned i = 1;
             st.setUInt64(i++, shop_id);
             st.setUInt64(i++, customer_id);  // customer events: SUPPORTCRM_ERASED_IDS
@@ -271,15 +260,10 @@ std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t cust
         });
     const std::string now = timeutil::format_db(timeutil::now_ms());
     for (std::uint64_t event : events) {
-        db.run(Stmt::erase_cancel_deliveries, [&](sql::PreparedStatement& st) {
-            st.setString(1, now);
-            st.setUInt64(2, event);
-            st.executeUpdate();
-        });
-        db.run(Stmt::erase_event, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, event);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::erase_cancel_deliveries>(now, event),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+        db.run(bound<Stmt::erase_event>(event),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
     tx.commit();
     return events.size();
@@ -289,26 +273,18 @@ std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t cust
 
 bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeutil::Millis now) {
     const std::string at = timeutil::format_db(now);
-    const bool erased = db.run(Stmt::customer_erase, [&](sql::PreparedStatement& st) {
-        st.setString(1, at);
-        st.setUInt64(2, id);
-        st.setUInt64(3, shop_id);
-        return st.executeUpdate() > 0;
-    });
+    const bool erased = db.run(bound<Stmt::customer_erase>(at, id, shop_id),
+                               [&](sql::PreparedStatement& st) { return st.executeUpdate() > 0; });
     if (erased) {
-        db.run(Stmt::customer_erase_merged, [&](sql::PreparedStatement& st) {
-            st.setString(1, at);
-            st.setUInt64(2, id);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::customer_erase_merged>(at, id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
         erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
     }
     return erased;
 }
 
 bool erasure_done(Db& db, std::uint64_t id) {
-    return db.run(Stmt::customer_erasure_done_at, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
+    return db.run(bound<Stmt::customer_erasure_done_at>(id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next() && rs->getBoolean(1);
     });
@@ -324,20 +300,14 @@ bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudg
         batches_until_short(budget,
                             [&] { return erase_events_batch(db, shop_id, id, kErasureBatch); });
     if (done) {
-        db.run(Stmt::customer_erasure_done, [&](sql::PreparedStatement& st) {
-            st.setString(1, timeutil::format_db(timeutil::now_ms()));
-            st.setUInt64(2, id);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::customer_erasure_done>(timeutil::format_db(timeutil::now_ms()), id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
     return done;
 }
 
 ErasureTotals erasure_totals(Db& db, std::uint64_t id) {
-    return db.run(Stmt::erasure_totals, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.setUInt64(2, id);
-        st.setUInt64(3, id);
+    return db.run(bound<Stmt::erasure_totals>(id, id, id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         ErasureTotals t;
         if (rs->next()) {

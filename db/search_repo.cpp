@@ -10,7 +10,7 @@
 #include "common/words.h"
 #include "db/search/plan.h"
 #include "db/search_sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 namespace {
@@ -20,7 +20,7 @@ void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
     if (list.empty()) {
         return;
     }
-    db.run(id, [&](sql::PreparedStatement& st) {
+    db.run_positional(id, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, owner);
         st.setUInt64(2, shop_id);
         st.setString(3, words::json_array(list));
@@ -29,7 +29,7 @@ void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
 }
 
 void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
-    db.run(id, [&](sql::PreparedStatement& st) {
+    db.run_positional(id, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, owner);
         st.executeUpdate();
     });
@@ -37,7 +37,7 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
 
 // Whether `has_words` finds words under a new record's id.
 bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
-    return db.run(has_words, [&](sql::PreparedStatement& st) {
+    return db.run_positional(has_words, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, id);
         ResultSetPtr rs(st.executeQuery());
         return rs->next() && rs->getBoolean(1);
@@ -96,12 +96,8 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
         .append("\",\"k\":\"")
         .append(*listed)
         .append("\"}]");
-    db.run(Stmt::ticket_words_add_comment_known, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt64(2, shop_id);
-        st.setString(3, rows);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::ticket_words_add_comment_known>(ticket_id, shop_id, rows),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
@@ -122,12 +118,8 @@ void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
     if (tags_json == "[]") {
         return;  // the usual ticket: nothing to write
     }
-    db.run(Stmt::ticket_tags_add, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt64(2, shop_id);
-        st.setString(3, tags_json);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::ticket_tags_add>(ticket_id, shop_id, tags_json),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
@@ -155,36 +147,27 @@ void unindex_customer(Db& db, std::uint64_t customer_id) {
 }
 
 void erase_customer_words(Db& db, std::uint64_t customer_id) {
-    db.run(Stmt::erase_customer_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, customer_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::erase_customer_words>(customer_id, customer_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
                          std::uint64_t through) {
-    db.run(Stmt::erase_tickets_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, after);
-        st.setUInt64(3, through);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::erase_tickets_words>(customer_id, after, through),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch) {
-    return db.run(Stmt::erase_ticket_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt(2, batch);
-        return static_cast<unsigned>(st.executeUpdate());
-    });
+    return db.run(
+        bound<Stmt::erase_ticket_words>(ticket_id, batch),
+        [&](sql::PreparedStatement& st) { return static_cast<unsigned>(st.executeUpdate()); });
 }
 
 namespace {
 
 std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& source,
                          std::uint64_t bound) {
-    return db.run(source.count, [&](sql::PreparedStatement& st) {
+    return db.run_positional(source.count, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
         for (const std::string& v : source.values) {
@@ -240,7 +223,7 @@ std::string json_ids(const std::vector<std::uint64_t>& ids) {
 std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
                                        const std::string& word, std::uint64_t lowest,
                                        std::uint64_t highest, std::uint64_t bound) {
-    return db.run(rows, [&](sql::PreparedStatement& st) {
+    return db.run_positional(rows, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setString(2, word + "%");
         st.setUInt64(3, lowest);
@@ -260,7 +243,7 @@ std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
 std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check, std::uint64_t shop_id,
                                                const std::vector<std::uint64_t>& ids,
                                                const std::vector<std::string>& words) {
-    return db.run(check, [&](sql::PreparedStatement& st) {
+    return db.run_positional(check, [&](sql::PreparedStatement& st) {
         st.setString(1, json_ids(ids));
         st.setString(2, words::json_array(words));
         st.setUInt64(3, shop_id);
@@ -349,7 +332,7 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
 }
 
 std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_t before_id) {
-    return db.run(floor, [&](sql::PreparedStatement& st) {
+    return db.run_positional(floor, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, before_id);
         st.setUInt64(3, search::PlanTuning::kScanWindow - 1);
@@ -408,13 +391,14 @@ std::optional<std::vector<std::string>> word_forms(Db& db, Stmt next_form, std::
     std::vector<std::string> forms;
     std::string from = word;
     while (true) {
-        std::optional<std::string> next = db.run(next_form, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop_id);
-            st.setString(2, from);
-            st.setString(3, word);
-            ResultSetPtr rs(st.executeQuery());
-            return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
-        });
+        std::optional<std::string> next =
+            db.run_positional(next_form, [&](sql::PreparedStatement& st) {
+                st.setUInt64(1, shop_id);
+                st.setString(2, from);
+                st.setString(3, word);
+                ResultSetPtr rs(st.executeQuery());
+                return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
+            });
         if (!next) {
             return forms;
         }
