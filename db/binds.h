@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -148,11 +149,11 @@ struct StatementParams;
 
 // A statement and the values of its parameters, bound by Db::run(). Holds references: it lives
 // for the full expression that runs it.
-template <Stmt id, typename Params, typename... Args>
+template <typename Params, typename... Args>
 class Bound {
   public:
-    static constexpr Stmt statement = id;
-    explicit Bound(const Args&... args) : args_(args...) {}
+    explicit Bound(Stmt id, const Args&... args) : id_(id), args_(args...) {}
+    Stmt statement() const { return id_; }
     void bind(sql::PreparedStatement& st) const {
         bind_all(st, std::index_sequence_for<Args...>{});
     }
@@ -162,13 +163,14 @@ class Bound {
     void bind_all(sql::PreparedStatement& st, std::index_sequence<I...>) const {
         (Params::template at<I>::set(st, static_cast<unsigned>(I + 1), std::get<I>(args_)), ...);
     }
+    Stmt id_;
     std::tuple<const Args&...> args_;
 };
 
-// The values of statement id's parameters, checked against its declaration.
-template <Stmt id, typename... Args>
-auto bound(const Args&... args) {
-    using Params = typename StatementParams<id>::type;
+namespace param {
+// Whether values of types Args may bind a statement declaring Params (the messages name why not).
+template <typename Params, typename... Args>
+constexpr bool check() {
     static_assert(!Params::positional, "a Positional statement runs through Db::run_positional");
     if constexpr (!Params::positional) {
         static_assert(Params::count == sizeof...(Args),
@@ -179,7 +181,30 @@ auto bound(const Args&... args) {
                           "(db/binds.h: no conversions)");
         }
     }
-    return Bound<id, Params, Args...>(args...);
+    return true;
+}
+}  // namespace param
+
+// The values of statement id's parameters, checked against its declaration.
+template <Stmt id, typename... Args>
+auto bound(const Args&... args) {
+    using Params = typename StatementParams<id>::type;
+    static_assert(param::check<Params, Args...>());
+    return Bound<Params, Args...>(id, args...);
+}
+
+// The same for a statement chosen at run time, id, among `ids`, which must declare the same
+// parameters (a page of one scope or another). An id not among them throws std::logic_error.
+template <Stmt first, Stmt... ids, typename... Args>
+auto bound_one_of(Stmt id, const Args&... args) {
+    using Params = typename StatementParams<first>::type;
+    static_assert((std::is_same_v<Params, typename StatementParams<ids>::type> && ...),
+                  "bound_one_of<...>: the statements declare different parameters");
+    static_assert(param::check<Params, Args...>());
+    if (id != first && ((id != ids) && ...)) {
+        throw std::logic_error("bound_one_of: a statement not among those listed");
+    }
+    return Bound<Params, Args...>(id, args...);
 }
 
 }  // namespace supportcrm

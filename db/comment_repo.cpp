@@ -179,22 +179,7 @@ CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) 
 
 Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
                                     const std::optional<CommentPage>& page) {
-    Stmt id = !page         ? Stmt::comments_of_ticket
-              : page->after ? Stmt::comments_page_after
-                            : Stmt::comments_page_first;
-    return db.run_positional(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, ticket_id);
-        if (page && page->after) {
-            std::string time = timeutil::format_db(page->after->time);
-            st.setString(i++, time);
-            st.setString(i++, time);
-            st.setUInt64(i++, page->after->id);
-        }
-        st.setString(i++, key_digest);
-        if (page) {
-            st.setUInt64(i++, page->rows);
-        }
+    auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         Keyed<TicketComments> found;
         while (rs->next()) {
@@ -206,7 +191,18 @@ Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::
             found.value->comments.push_back(read_comment(*rs, comment, user));
         }
         return found;
-    });
+    };
+    const KeyDigest key(key_digest);
+    if (!page) {
+        return db.run(bound<Stmt::comments_of_ticket>(ticket_id, key), read);
+    }
+    if (!page->after) {
+        return db.run(bound<Stmt::comments_page_first>(ticket_id, key, page->rows), read);
+    }
+    const std::string time = timeutil::format_db(page->after->time);
+    return db.run(
+        bound<Stmt::comments_page_after>(ticket_id, time, time, page->after->id, key, page->rows),
+        read);
 }
 
 std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,

@@ -100,13 +100,13 @@ namespace sql_text {
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
       "@supportcrm_reopened AS reop, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') "           \
       "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw")                   \
-    S(comments_of_ticket, (Positional<2>), SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
+    S(comments_of_ticket, (Id, Key), SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
     /* ix_messages_conversation_time that starts at the cursor (the OR alone is read from the */   \
     /* ticket's first comment on). */                                                              \
-    S(comments_page_first, (Positional<3>), SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
-    S(comments_page_after, (Positional<6>),                                                                         \
+    S(comments_page_first, (Id, Key, Id), SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
+    S(comments_page_after, (Id, Time, Time, Id, Key, Id),                                                                         \
       SUPPORTCRM_COMMENTS_OF_TICKET(                                                               \
       "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
     /* A comment's touch matched nothing: is the ticket the key's shop's, its customer erased? */ \

@@ -54,15 +54,15 @@ CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
 
 std::optional<CustomerRow> find_one(Db& db, Stmt id, std::uint64_t shop_id,
                                     const std::string& key) {
-    return db.run_positional(id, [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
-        st.setUInt64(1, shop_id);
-        st.setString(2, key);
-        ResultSetPtr rs(st.executeQuery());
-        if (!rs->next()) {
-            return std::nullopt;
-        }
-        return read_customer(*rs, layout::customer_by_key::customer);
-    });
+    return db.run(
+        bound_one_of<Stmt::customer_by_email_key, Stmt::customer_by_phone_key>(id, shop_id, key),
+        [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                return std::nullopt;
+            }
+            return read_customer(*rs, layout::customer_by_key::customer);
+        });
 }
 
 std::optional<std::string> trimmed(const std::optional<std::string>& v) {
@@ -72,21 +72,21 @@ std::optional<std::string> trimmed(const std::optional<std::string>& v) {
     return std::string(text::trim(*v));
 }
 
-// Parameters 1..12 of customer_insert and customer_update: the client's fields, each of email
-// and phone_number followed by its duplicate-detection key (trimmed).
-void bind_customer_fields(sql::PreparedStatement& st, const CustomerFields& c) {
-    bind_optional(st, 1, c.email);
-    bind_optional(st, 2, trimmed(c.email));
-    bind_optional(st, 3, c.phone_number);
-    bind_optional(st, 4, trimmed(c.phone_number));
-    bind_optional(st, 5, c.first_name);
-    bind_optional(st, 6, c.last_name);
-    bind_optional(st, 7, c.full_name);
-    bind_optional(st, 8, c.storefront_id);
-    bind_optional(st, 9, c.site_cms_id);
-    bind_optional(st, 10, c.social_a_user_id);
-    bind_optional(st, 11, c.social_b_user_id);
-    bind_optional(st, 12, c.messaging_id);
+// The duplicate-detection keys of a customer's email and phone_number (trimmed).
+struct DuplicateKeys {
+    explicit DuplicateKeys(const CustomerFields& c)
+        : email(trimmed(c.email)), phone(trimmed(c.phone_number)) {}
+    std::optional<std::string> email, phone;
+};
+
+// customer_insert and customer_update: parameters 1..12 are the client's fields, each of email
+// and phone_number followed by its duplicate-detection key, then the statement's own (`rest`).
+template <Stmt id, typename... Rest>
+auto bound_customer_fields(const CustomerFields& c, const DuplicateKeys& keys,
+                           const Rest&... rest) {
+    return bound<id>(c.email, keys.email, c.phone_number, keys.phone, c.first_name, c.last_name,
+                     c.full_name, c.storefront_id, c.site_cms_id, c.social_a_user_id,
+                     c.social_b_user_id, c.messaging_id, rest...);
 }
 
 }  // namespace
@@ -118,18 +118,18 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
     // and commits that nothing: an enclosing transaction (Idempotency-Key) goes on.
     Transaction tx(db);
     try {
-        db.run_positional(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
-            bind_customer_fields(st, c);
-            st.setString(13, timeutil::format_db(c.created_at));
-            st.setString(14, key_digest);
-            ResultSetPtr rs(st.executeQuery());
-            if (rs->next()) {
-                out.result = InsertedCustomer::Result::inserted;
-                out.id = rs->getUInt64(layout::customer_insert::id);
-                out.shop.id = rs->getUInt64(layout::customer_insert::shop_id);
-                out.shop.domain = rs->getString(layout::customer_insert::shop_domain);
-            }
-        });
+        const DuplicateKeys keys(c);
+        db.run(bound_customer_fields<Stmt::customer_insert>(
+                   c, keys, timeutil::format_db(c.created_at), KeyDigest(key_digest)),
+               [&](sql::PreparedStatement& st) {
+                   ResultSetPtr rs(st.executeQuery());
+                   if (rs->next()) {
+                       out.result = InsertedCustomer::Result::inserted;
+                       out.id = rs->getUInt64(layout::customer_insert::id);
+                       out.shop.id = rs->getUInt64(layout::customer_insert::shop_id);
+                       out.shop.domain = rs->getString(layout::customer_insert::shop_domain);
+                   }
+               });
     } catch (const UniqueViolation&) {
         out.result = InsertedCustomer::Result::duplicate;
     }
@@ -292,21 +292,21 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
             value = filter.value;
             break;
     }
-    return db.run_positional(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        if (filter.kind != Kind::none) {
-            st.setString(i++, value);
-        }
-        st.setUInt64(i++, before_id);
-        st.setUInt64(i++, rows);
+    auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<CustomerRow> out;
         while (rs->next()) {
             out.push_back(read_customer(*rs, layout::customers_page::customer));
         }
         return out;
-    });
+    };
+    if (filter.kind == Kind::none) {
+        return db.run(bound<Stmt::customers_page>(shop_id, before_id, rows), read);
+    }
+    return db.run(
+        bound_one_of<Stmt::customers_page_email, Stmt::customers_page_phone,
+                     Stmt::customers_page_storefront>(id, shop_id, value, before_id, rows),
+        read);
 }
 
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id) {
@@ -331,14 +331,13 @@ namespace supportcrm {
 
 CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expected_version) {
     try {
-        db.run_positional(Stmt::customer_update, [&](sql::PreparedStatement& st) {
-            bind_customer_fields(st, c);
-            st.setUInt64(13, c.id);
-            st.setUInt64(14, expected_version);
-            if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
-                throw version_changed();
-            }
-        });
+        const DuplicateKeys keys(c);
+        db.run(bound_customer_fields<Stmt::customer_update>(c, keys, c.id, expected_version),
+               [&](sql::PreparedStatement& st) {
+                   if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
+                       throw version_changed();
+                   }
+               });
         return CustomerUpdate::updated;
     } catch (const UniqueViolation&) {
         return CustomerUpdate::duplicate;

@@ -47,7 +47,7 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_CUSTOMER_STATEMENTS(S)                                                          \
-    S(customer_insert, (Positional<14>),                                                                             \
+    S(customer_insert, (OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, Time, Key),                                                                             \
       "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "    \
       "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "     \
       "messaging_id, created_at) "                                                                 \
@@ -58,17 +58,17 @@ namespace sql_text {
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS                            \
       " FROM " SUPPORTCRM_KEY_TABLES                                                               \
       " LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH)      \
-    S(customer_by_email_key, (Positional<2>), SUPPORTCRM_CUSTOMER_BY_KEY("s.email_key = LOWER(?)"))                \
-    S(customer_by_phone_key, (Positional<2>), SUPPORTCRM_CUSTOMER_BY_KEY("s.phone_key = ?"))                        \
-    S(customers_page, (Positional<3>), SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
-    S(customers_page_email, (Positional<4>), SUPPORTCRM_CUSTOMER_KEY_PAGE("s.email_key = LOWER(?)"))               \
-    S(customers_page_phone, (Positional<4>), SUPPORTCRM_CUSTOMER_KEY_PAGE("s.phone_key = ?"))                      \
-    S(customers_page_storefront, (Positional<4>), SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))              \
+    S(customer_by_email_key, (Id, Text), SUPPORTCRM_CUSTOMER_BY_KEY("s.email_key = LOWER(?)"))                \
+    S(customer_by_phone_key, (Id, Text), SUPPORTCRM_CUSTOMER_BY_KEY("s.phone_key = ?"))                        \
+    S(customers_page, (Id, Id, Id), SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
+    S(customers_page_email, (Id, Text, Id, Id), SUPPORTCRM_CUSTOMER_KEY_PAGE("s.email_key = LOWER(?)"))               \
+    S(customers_page_phone, (Id, Text, Id, Id), SUPPORTCRM_CUSTOMER_KEY_PAGE("s.phone_key = ?"))                      \
+    S(customers_page_storefront, (Id, Text, Id, Id), SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))              \
     /* PATCH /api/v1/customers/{id} (extensions.md E8): the read is customer_by_id; the write */   \
     /* checks the version the read saw (no row matched: another change won) and keeps the */       \
     /* duplicate-detection keys in step, so the unique keys refuse another customer's email or */  \
     /* phone number however the requests race. */                                                   \
-    S(customer_update, (Positional<14>),                                                                             \
+    S(customer_update, (OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, Id, Id),                                                                             \
       "UPDATE customers SET email = ?, email_key = LOWER(?), phone_number = ?, phone_key = ?, "    \
       "first_name = ?, last_name = ?, full_name = ?, storefront_id = ?, site_cms_id = ?, "         \
       "social_a_user_id = ?, social_b_user_id = ?, messaging_id = ?, version = version + 1 "       \

@@ -31,7 +31,7 @@
 namespace supportcrm {
 
 enum class Stmt : std::uint16_t;  // db/statements.h
-template <Stmt id, typename Params, typename... Args>
+template <typename Params, typename... Args>
 class Bound;  // db/binds.h
 
 // Thrown inside a run() by a conditional write (UPDATE ... WHERE version = ?) that matched no
@@ -73,10 +73,10 @@ class Db {
 
     // Binds the values (bound<Stmt::x>(...), db/binds.h: checked against the statement's
     // declared parameters) and runs fn with the prepared statement; see run_statement().
-    template <Stmt id, typename Params, typename... Args, typename Fn>
-    auto run(const Bound<id, Params, Args...>& values, Fn&& fn)
+    template <typename Params, typename... Args, typename Fn>
+    auto run(const Bound<Params, Args...>& values, Fn&& fn)
         -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
-        return run_statement(id, [&](sql::PreparedStatement& st) {
+        return run_statement(values.statement(), [&](sql::PreparedStatement& st) {
             values.bind(st);
             return fn(st);
         });

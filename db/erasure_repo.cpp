@@ -13,10 +13,9 @@ namespace supportcrm {
 namespace {
 
 // One autocommit batch of a statement binding (customer id, limit): the rows it changed.
-unsigned scrub_batch(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
-    return db.run_positional(id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt(2, batch);
+template <Stmt id>
+unsigned scrub_batch(Db& db, std::uint64_t customer_id, unsigned batch) {
+    return db.run(bound<id>(customer_id, batch), [&](sql::PreparedStatement& st) {
         return static_cast<unsigned>(st.executeUpdate());
     });
 }
@@ -41,39 +40,33 @@ struct CommentKey {
     std::uint64_t id = 0;
 };
 
-void bind_after(sql::PreparedStatement& st, std::uint64_t ticket_id, const CommentKey& after) {
-    st.setUInt64(1, ticket_id);
-    st.setString(2, after.time);
-    st.setString(3, after.time);
-    st.setUInt64(4, after.id);
+// The statements walking a ticket's comments after `after`: parameters 1..4 are
+// (ticket id, after's time twice, after's id), then the statement's own (`rest`).
+template <Stmt id, typename... Rest>
+auto bound_after(std::uint64_t ticket_id, const CommentKey& after, const Rest&... rest) {
+    return bound<id>(ticket_id, after.time, after.time, after.id, rest...);
 }
 
 // The key of the last comment of the next full batch after `after`; nullopt when fewer than
 // `batch` comments follow.
 std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                                          unsigned batch) {
-    return db.run_positional(Stmt::erase_comments_next,
-                             [&](sql::PreparedStatement& st) -> std::optional<CommentKey> {
-                                 bind_after(st, ticket_id, after);
-                                 st.setUInt(5, batch - 1);
-                                 ResultSetPtr rs(st.executeQuery());
-                                 if (!rs->next()) {
-                                     return std::nullopt;
-                                 }
-                                 return CommentKey{rs->getString(1), rs->getUInt64(2)};
-                             });
+    const unsigned last_of_batch = batch - 1;
+    return db.run(bound_after<Stmt::erase_comments_next>(ticket_id, after, last_of_batch),
+                  [&](sql::PreparedStatement& st) -> std::optional<CommentKey> {
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      return CommentKey{rs->getString(1), rs->getUInt64(2)};
+                  });
 }
 
 // The comments after `after` up to `last` (included), in (time, id).
 void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                             const CommentKey& last) {
-    db.run_positional(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
-        bind_after(st, ticket_id, after);
-        st.setString(5, last.time);
-        st.setString(6, last.time);
-        st.setUInt64(7, last.id);
-        st.executeUpdate();
-    });
+    db.run(bound_after<Stmt::erase_comments>(ticket_id, after, last.time, last.time, last.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // How far the tickets are (sql/021): every one up to `through` done; within the next one, its
@@ -99,20 +92,17 @@ TicketProgress read_progress(Db& db, std::uint64_t customer_id) {
     });
 }
 
-// Binds (customer id, after, through): the statements on a group's tickets.
-void bind_group(sql::PreparedStatement& st, std::uint64_t customer_id, const TicketGroup& g) {
-    st.setUInt64(1, customer_id);
-    st.setUInt64(2, g.after);
-    st.setUInt64(3, g.through);
+// (customer id, after, through): the statements on a group's tickets.
+template <Stmt id>
+auto bound_group(const std::uint64_t& customer_id, const TicketGroup& g) {
+    return bound<id>(customer_id, g.after, g.through);
 }
 
 // The group's tickets themselves, and the progress past them; in the caller's transaction,
 // after their comments and words.
 void clear_tickets(Db& db, std::uint64_t customer_id, const TicketGroup& g) {
-    db.run_positional(Stmt::erase_tickets, [&](sql::PreparedStatement& st) {
-        bind_group(st, customer_id, g);
-        st.executeUpdate();
-    });
+    db.run(bound_group<Stmt::erase_tickets>(customer_id, g),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     db.run(bound<Stmt::erasure_tickets_through>(g.through, customer_id, g.through),
            [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
@@ -123,10 +113,8 @@ bool erase_group(Db& db, std::uint64_t customer_id, const TicketGroup& g, Erasur
         return false;
     }
     Transaction tx(db);
-    db.run_positional(Stmt::erase_group_comments, [&](sql::PreparedStatement& st) {
-        bind_group(st, customer_id, g);
-        st.executeUpdate();
-    });
+    db.run(bound_group<Stmt::erase_group_comments>(customer_id, g),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     erase_tickets_words(db, customer_id, g.after, g.through);
     clear_tickets(db, customer_id, g);
     tx.commit();
@@ -219,19 +207,12 @@ bool erase_tickets(Db& db, std::uint64_t customer_id, ErasureBudget& budget) {
 
 unsigned erase_idempotency_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
                                  unsigned batch) {
-    return db.run_positional(Stmt::erase_idempotency_answers, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        for (int path = 0; path < 2; ++path) {  // SUPPORTCRM_ERASED_IDS: customer, ticket
-            st.setUInt64(i++, customer_id);
-            st.setUInt64(i++, customer_id);
-        }
-        st.setUInt64(i++, customer_id);  // SUPPORTCRM_ERASED_COMMENT_IDS
-        st.setUInt64(i++, customer_id);  // SUPPORTCRM_ERASED_IDS: survey
-        st.setUInt64(i++, customer_id);
-        st.setUInt(i, batch);
-        return static_cast<unsigned>(st.executeUpdate());
-    });
+    const std::uint64_t& c = customer_id;
+    // SUPPORTCRM_ERASED_IDS of the customer and of its tickets (two each), its comments
+    // (SUPPORTCRM_ERASED_COMMENT_IDS), SUPPORTCRM_ERASED_IDS of its surveys.
+    return db.run(
+        bound<Stmt::erase_idempotency_answers>(shop_id, c, c, c, c, c, c, c, batch),
+        [&](sql::PreparedStatement& st) { return static_cast<unsigned>(st.executeUpdate()); });
 }
 
 // One transaction: a batch of the shop's events carrying the customer's data, locked; their
@@ -241,23 +222,18 @@ std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t cust
                                unsigned batch) {
     Transaction tx(db);
     std::vector<std::uint64_t> events =
-        db.run_positional(Stmt::erase_events_batch, [&](sql::PreparedStatement& st) {
-            unsigned i = 1;
-            st.setUInt64(i++, shop_id);
-            st.setUInt64(i++, customer_id);  // customer events: SUPPORTCRM_ERASED_IDS
-            st.setUInt64(i++, customer_id);
-            st.setUInt64(i++, customer_id);  // ticket events
-            st.setUInt64(i++, customer_id);  // comment events
-            st.setUInt64(i++, customer_id);  // survey events: SUPPORTCRM_ERASED_IDS
-            st.setUInt64(i++, customer_id);
-            st.setUInt(i, batch);
-            ResultSetPtr rs(st.executeQuery());
-            std::vector<std::uint64_t> ids;
-            while (rs->next()) {
-                ids.push_back(rs->getUInt64(1));
-            }
-            return ids;
-        });
+        // The customer's events (SUPPORTCRM_ERASED_IDS: two), its tickets', its comments', its
+        // surveys' (SUPPORTCRM_ERASED_IDS: two).
+        db.run(bound<Stmt::erase_events_batch>(shop_id, customer_id, customer_id, customer_id,
+                                               customer_id, customer_id, customer_id, batch),
+               [&](sql::PreparedStatement& st) {
+                   ResultSetPtr rs(st.executeQuery());
+                   std::vector<std::uint64_t> ids;
+                   while (rs->next()) {
+                       ids.push_back(rs->getUInt64(1));
+                   }
+                   return ids;
+               });
     const std::string now = timeutil::format_db(timeutil::now_ms());
     for (std::uint64_t event : events) {
         db.run(bound<Stmt::erase_cancel_deliveries>(now, event),
@@ -294,7 +270,7 @@ bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudg
     const bool done =
         erase_tickets(db, id, budget) &&
         batches_until_short(
-            budget, [&] { return scrub_batch(db, Stmt::erase_surveys, id, kErasureBatch); }) &&
+            budget, [&] { return scrub_batch<Stmt::erase_surveys>(db, id, kErasureBatch); }) &&
         batches_until_short(
             budget, [&] { return erase_idempotency_batch(db, shop_id, id, kErasureBatch); }) &&
         batches_until_short(budget,

@@ -63,7 +63,7 @@ namespace sql_text {
     /* reply quotes the customer), at most a batch of them (the plan counted them), read from */   \
     /* the tickets along ix_conversations_customer (STRAIGHT_JOIN: never a range of comments */    \
     /* over other customers' tickets). */                                                          \
-    S(erase_group_comments, (Positional<3>),                                                                        \
+    S(erase_group_comments, (Id, Id, Id),                                                                        \
       "UPDATE conversations t STRAIGHT_JOIN messages m ON m.conversation_id = t.id "               \
       "SET m.text = '', m.subject = NULL, m.from_email = NULL, m.to_emails = '[]', "               \
       "m.attachments = NULL WHERE t.customer_id = ? AND t.id > ? AND t.id <= ?")                   \
@@ -72,10 +72,10 @@ namespace sql_text {
     /* (time, id) of the one before (or of erasure_comment), so it reads only its own rows and */  \
     /* never the ones already scrubbed. erase_comments_next: the (time, id) that ends a full */    \
     /* batch (none: what is left is the last batch). */                                            \
-    S(erase_comments_next, (Positional<5>),                                                                         \
+    S(erase_comments_next, (Id, Time, Time, Id, UInt),                                                                         \
       "SELECT time, id FROM messages WHERE conversation_id = ? AND time >= ? "                     \
       "AND (time > ? OR id > ?) ORDER BY time, id LIMIT 1 OFFSET ?")                               \
-    S(erase_comments, (Positional<7>),                                                                              \
+    S(erase_comments, (Id, Time, Time, Id, Time, Time, Id),                                                                              \
       "UPDATE messages SET text = '', subject = NULL, from_email = NULL, to_emails = '[]', "       \
       "attachments = NULL WHERE conversation_id = ? AND time >= ? AND (time > ? OR id > ?) "       \
       /* Bounded on both sides (not ORDER BY ... LIMIT, which MariaDB sorts: it read every */      \
@@ -84,7 +84,7 @@ namespace sql_text {
     /* The tickets with ids in (?, ?] of the customer, with the last batch of their comments */   \
     /* and words. Their fetch shape changes: their versions (ETags) too; once (a repeat finds */   \
     /* them clean). */                                                                             \
-    S(erase_tickets, (Positional<3>),                                                                               \
+    S(erase_tickets, (Id, Id, Id),                                                                               \
       "UPDATE conversations SET name = NULL, last_message = NULL, thread_id = NULL, "              \
       "email_used = NULL, version = version + 1 WHERE customer_id = ? AND id > ? AND id <= ? "     \
       "AND (name IS NOT NULL OR last_message IS NOT NULL OR thread_id IS NOT NULL "                \
@@ -98,7 +98,7 @@ namespace sql_text {
     S(erasure_comment_through, (Id, Id, Id),                                                                     \
       "UPDATE customers SET erasure_comment = ? WHERE id = ? AND erasure_through = ?")             \
     /* mark, created_at, conversation, channel and agent stay: CSAT statistics do not change. */   \
-    S(erase_surveys, (Positional<2>),                                                                               \
+    S(erase_surveys, (Id, UInt),                                                                               \
       "UPDATE surveys SET comment = NULL, graph_nodes = '{}', node_ids = '[]' "                    \
       "WHERE customer_id = ? AND (comment IS NOT NULL OR graph_nodes <> '{}' "                     \
       "OR node_ids <> '[]') LIMIT ?")                                                              \
@@ -106,7 +106,7 @@ namespace sql_text {
     /* one of its tickets (create, PATCH), a comment on one or a survey of it: deleted, a retry */  \
     /* runs afresh. A comment create's answer names no customer, only the comment's id: it is */   \
     /* matched by that id among the comments of the customer's tickets (merged ones moved in). */  \
-    S(erase_idempotency_answers, (Positional<9>),                                                                   \
+    S(erase_idempotency_answers, (Id, Id, Id, Id, Id, Id, Id, Id, UInt),                                                                   \
       "DELETE FROM idempotency_keys WHERE shop_id = ? AND body IS NOT NULL AND ("                  \
       "JSON_VALUE(body, '$.customer.id') IN " SUPPORTCRM_ERASED_IDS                                \
       " OR JSON_VALUE(body, '$.ticket.customerID') IN " SUPPORTCRM_ERASED_IDS                      \
@@ -121,7 +121,7 @@ namespace sql_text {
     /* The shop's events carrying the data, a batch of them: their ids, then their payloads */    \
     /* become {"id": <the resource's id>, "erased": true} (what the changes feed shows) and */    \
     /* their E8 changes go. customer.erased itself ({"id": ...} only) stays. */                    \
-    S(erase_events_batch, (Positional<8>),                                                                          \
+    S(erase_events_batch, (Id, Id, Id, Id, Id, Id, Id, UInt),                                                                          \
       "SELECT e.id FROM webhook_events e WHERE e.shop_id = ? AND e.type <> 128 "                   \
       "AND JSON_VALUE(e.payload, '$.erased') IS NULL AND ("                                        \
       "(e.type IN (1, 16, 64) AND JSON_VALUE(e.payload, '$.id') IN " SUPPORTCRM_ERASED_IDS ") "    \

@@ -98,17 +98,14 @@ void add_counts_text(const sql::ResultSet& rs, unsigned column,
 std::vector<SurveyRow> page_of(Db& db, Stmt stmt, std::uint64_t scope_id, const std::string& from,
                                const std::string& to, std::uint64_t limit, std::uint64_t offset) {
     std::vector<SurveyRow> rows;
-    db.run_positional(stmt, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, scope_id);
-        st.setString(2, from);
-        st.setString(3, to);
-        st.setUInt64(4, limit);
-        st.setUInt64(5, offset);
-        ResultSetPtr rs(st.executeQuery());
-        while (rs->next()) {
-            rows.push_back(read_survey(*rs, layout::survey_page::survey));
-        }
-    });
+    db.run(bound_one_of<Stmt::csat_page_shop, Stmt::csat_page_brand>(stmt, scope_id, from, to,
+                                                                     limit, offset),
+           [&](sql::PreparedStatement& st) {
+               ResultSetPtr rs(st.executeQuery());
+               while (rs->next()) {
+                   rows.push_back(read_survey(*rs, layout::survey_page::survey));
+               }
+           });
     return rows;
 }
 
@@ -373,35 +370,32 @@ unsigned rollup_for(const SurveyFilter& f, CountKey key) {
 
 void count_spans(Db& db, std::uint64_t shop, const std::string& json, const SurveyFilter& f,
                  CountKey key, Tally& tally) {
-    db.run_positional(span_statement(key), [&](sql::PreparedStatement& st) {
-        st.setString(1, json);
-        st.setUInt64(2, shop);
-        st.setUInt(3, rollup_for(f, key));
-        bind_optional(st, 4, f.channel);
-        bind_optional(st, 5, f.channel);
-        bind_optional(st, 6, f.assigned_to);
-        bind_optional(st, 7, f.assigned_to);
-        ResultSetPtr rs(st.executeQuery());
-        using namespace layout::csat_span_counts;
-        while (rs->next()) {
-            std::array<std::uint64_t, 6>* counts = nullptr;
-            switch (key) {
-                case CountKey::tag:
-                    counts = &tally.at(rs->getUInt(layout::csat_span_counts::key), {}, 0);
-                    break;
-                case CountKey::channel:
-                    counts =
-                        &tally.at(0, std::string(rs->getString(layout::csat_span_counts::key)), 0);
-                    break;
-                case CountKey::agent:
-                    counts = &tally.at(0, {}, rs->getUInt64(layout::csat_span_counts::key));
-                    break;
-            }
-            for (unsigned mark = 1; mark <= 5; ++mark) {
-                (*counts)[mark] += rs->getUInt64(marks[mark - 1]);
-            }
-        }
-    });
+    db.run(bound_one_of<Stmt::csat_span_counts_by_tag, Stmt::csat_span_counts_by_channel,
+                        Stmt::csat_span_counts_by_agent>(span_statement(key), json, shop,
+                                                         rollup_for(f, key), f.channel, f.channel,
+                                                         f.assigned_to, f.assigned_to),
+           [&](sql::PreparedStatement& st) {
+               ResultSetPtr rs(st.executeQuery());
+               using namespace layout::csat_span_counts;
+               while (rs->next()) {
+                   std::array<std::uint64_t, 6>* counts = nullptr;
+                   switch (key) {
+                       case CountKey::tag:
+                           counts = &tally.at(rs->getUInt(layout::csat_span_counts::key), {}, 0);
+                           break;
+                       case CountKey::channel:
+                           counts = &tally.at(
+                               0, std::string(rs->getString(layout::csat_span_counts::key)), 0);
+                           break;
+                       case CountKey::agent:
+                           counts = &tally.at(0, {}, rs->getUInt64(layout::csat_span_counts::key));
+                           break;
+                   }
+                   for (unsigned mark = 1; mark <= 5; ++mark) {
+                       (*counts)[mark] += rs->getUInt64(marks[mark - 1]);
+                   }
+               }
+           });
 }
 
 SurveyRow read_export_row(const sql::ResultSet& rs) {

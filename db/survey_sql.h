@@ -96,7 +96,7 @@ namespace sql_text {
       "ON DUPLICATE KEY UPDATE count = count + 1")                                                 \
     /* The page: a backward range scan of ix_surveys_shop_created, stopping after the page; the */ \
     /* index is forced (docs/performance.md, "The statements' shapes"). */                         \
-    S(csat_page_shop, (Positional<5>),                                                                              \
+    S(csat_page_shop, (Id, Time, Time, Id, Id),                                                                              \
       "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_shop_created) " \
       "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "             \
       "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "                                      \
@@ -115,7 +115,7 @@ namespace sql_text {
       " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                   \
     /* Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are */   \
     /* sorted as a whole. */                                                                       \
-    S(csat_page_brand, (Positional<5>),                                                                             \
+    S(csat_page_brand, (Id, Time, Time, Id, Id),                                                                             \
       "SELECT " SUPPORTCRM_SURVEY_COLUMNS                                                          \
       " FROM (SELECT id FROM surveys WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS                    \
       ") AND created_at BETWEEN ? AND ? "                                                          \
@@ -151,9 +151,9 @@ namespace sql_text {
       "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "     \
       "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER         \
       "ORDER BY s.created_at DESC, s.id DESC LIMIT ?")                                             \
-    S(csat_span_counts_by_tag, (Positional<7>), SUPPORTCRM_SPAN_COUNTS("j.tag"))                                    \
-    S(csat_span_counts_by_channel, (Positional<7>), SUPPORTCRM_SPAN_COUNTS("c.channel"))                            \
-    S(csat_span_counts_by_agent, (Positional<7>), SUPPORTCRM_SPAN_COUNTS("c.agent"))                                \
+    S(csat_span_counts_by_tag, (Text, Id, UInt, OptText, OptText, OptId, OptId), SUPPORTCRM_SPAN_COUNTS("j.tag"))                                    \
+    S(csat_span_counts_by_channel, (Text, Id, UInt, OptText, OptText, OptId, OptId), SUPPORTCRM_SPAN_COUNTS("c.channel"))                            \
+    S(csat_span_counts_by_agent, (Text, Id, UInt, OptText, OptText, OptId, OptId), SUPPORTCRM_SPAN_COUNTS("c.agent"))                                \
     /* Surveys counted one by one: the parts of a window off the quarter-hour grid (at most 15 */  \
     /* minutes each), and a customer's surveys. */                                                 \
     S(csat_count_rows, (Id, Time, Time),                                                                             \

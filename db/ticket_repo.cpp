@@ -21,10 +21,9 @@ namespace supportcrm {
 constexpr WordChecks kTicketWordChecks{Stmt::ticket_words_check, Stmt::ticket_word_tickets};
 namespace {
 
-bool row_exists(Db& db, Stmt stmt, std::uint64_t id, std::uint64_t shop_id) {
-    return db.run_positional(stmt, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.setUInt64(2, shop_id);
+template <Stmt stmt>
+bool row_exists(Db& db, std::uint64_t id, std::uint64_t shop_id) {
+    return db.run(bound<stmt>(id, shop_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next();
     });
@@ -62,7 +61,7 @@ TicketCustomer ticket_customer(Db& db, std::uint64_t shop_id, std::uint64_t cust
 }
 
 bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id) {
-    return row_exists(db, Stmt::user_exists, user_id, shop_id);
+    return row_exists<Stmt::user_exists>(db, user_id, shop_id);
 }
 
 InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
@@ -448,28 +447,27 @@ std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const Ti
                    ? search_many_words_page(db, shop_id, filter, before_id, rows)
                    : search_tickets_page(db, shop_id, filter, before_id, rows);
     }
-    Stmt id = filter.customer_id
-                  ? (filter.updated_since ? Stmt::tickets_page_customer_since
-                                          : Stmt::tickets_page_customer)
-                  : (filter.updated_since ? Stmt::tickets_page_since : Stmt::tickets_page);
-    return db.run_positional(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        if (filter.customer_id) {
-            st.setUInt64(i++, *filter.customer_id);
-        }
-        if (filter.updated_since) {
-            st.setString(i++, db_time(*filter.updated_since));
-        }
-        st.setUInt64(i++, before_id);
-        st.setUInt64(i++, rows);
+    auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<TicketRow> out;
         while (rs->next()) {
             out.push_back(read_ticket_row(*rs));
         }
         return out;
-    });
+    };
+    const std::optional<std::uint64_t>& customer = filter.customer_id;
+    if (!filter.updated_since) {
+        return customer
+                   ? db.run(bound<Stmt::tickets_page_customer>(shop_id, *customer, before_id, rows),
+                            read)
+                   : db.run(bound<Stmt::tickets_page>(shop_id, before_id, rows), read);
+    }
+    const std::string since = db_time(*filter.updated_since);
+    return customer
+               ? db.run(bound<Stmt::tickets_page_customer_since>(shop_id, *customer, since,
+                                                                 before_id, rows),
+                        read)
+               : db.run(bound<Stmt::tickets_page_since>(shop_id, since, before_id, rows), read);
 }
 
 }  // namespace supportcrm

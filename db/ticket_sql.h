@@ -58,7 +58,7 @@ namespace sql_text {
     S(customer_attach, (Id),                                                                             \
       "UPDATE customers SET attach_seq = attach_seq + 1 WHERE id = ? AND merged_into IS NULL "     \
       "AND erased_at IS NULL")                                                                     \
-    S(user_exists, (Positional<2>), "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
+    S(user_exists, (Id, Id), "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
     S(conversation_insert, (Id, Id, Text, OptText, OptText, OptText, Time, OptText, Time, OptText, OptId, Bool, Int64, Text, OptText, OptText, Time, Time, Bool, Id),                                                                         \
       "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
@@ -89,10 +89,10 @@ namespace sql_text {
       "LEFT JOIN users u ON u.id = c.assigned_to "                                                 \
       "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
       "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
-    S(tickets_page, (Positional<3>), SUPPORTCRM_TICKET_PAGE(""))                                                    \
-    S(tickets_page_customer, (Positional<4>), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
-    S(tickets_page_since, (Positional<4>), SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
-    S(tickets_page_customer_since, (Positional<5>), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?")) \
+    S(tickets_page, (Id, Id, Id), SUPPORTCRM_TICKET_PAGE(""))                                                    \
+    S(tickets_page_customer, (Id, Id, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
+    S(tickets_page_since, (Id, Time, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
+    S(tickets_page_customer_since, (Id, Id, Time, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?")) \
     /* PATCH /api/v1/tickets/{id} (extensions.md E8). The read: the ticket in the full shape */   \
     /* with its version and the key's shop, and whether the body's assigned_to (bound first; */   \
     /* NULL when not given) is a user of the shop, in one round trip; no row as for */            \

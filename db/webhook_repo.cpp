@@ -83,17 +83,11 @@ void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view
 
 void record_events(Db& db, std::uint64_t shop_id, const EventRecord& first,
                    const EventRecord& second) {
-    db.run_positional(Stmt::webhook_event_insert_two, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        for (const EventRecord* e : {&first, &second}) {
-            st.setUInt64(i++, shop_id);
-            st.setUInt(i++, e->type);
-            st.setString(i++, std::string(e->payload));
-            st.setString(i++, timeutil::format_db(e->at));
-            bind_optional(st, i++, e->changes);
-        }
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::webhook_event_insert_two>(shop_id, first.type, first.payload,
+                                                 timeutil::format_db(first.at), first.changes,
+                                                 shop_id, second.type, second.payload,
+                                                 timeutil::format_db(second.at), second.changes),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 std::uint64_t insert_webhook(Db& db, std::uint64_t shop_id, const std::string& url, unsigned events,
@@ -301,11 +295,11 @@ Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, timeutil::Millis even
         // it (up to its 1 s lock wait). Read committed locks only the rows it deletes.
         db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "retention isolation");
         const std::string before = timeutil::format_db(older_than);
-        return db.run_positional(stmt, [&](sql::PreparedStatement& st) {
-            st.setString(1, before);
-            st.setUInt(2, batch);
-            return static_cast<std::size_t>(st.executeUpdate());
-        });
+        return db.run(bound_one_of<Stmt::webhook_deliveries_prune, Stmt::webhook_events_prune>(
+                          stmt, before, batch),
+                      [&](sql::PreparedStatement& st) {
+                          return static_cast<std::size_t>(st.executeUpdate());
+                      });
     };
     Pruned pruned;
     // Deliveries first: their events can only go once they are gone.

@@ -20,7 +20,7 @@ namespace sql_text {
       "VALUES (?, ?, ?, ?, ?)")                                                                    \
     /* Two events of one write, in this order (their ids ascend): a customer's comment that */     \
     /* reopens its ticket (ticket.updated, comment.created), at the cost of one statement. */       \
-    S(webhook_event_insert_two, (Positional<10>),                                                                    \
+    S(webhook_event_insert_two, (Id, UInt, Text, Time, OptText, Id, UInt, Text, Time, OptText),                                                                    \
       "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
       "VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)")                                                   \
     /* supportcrm-admin webhook ... */                                                             \
@@ -94,10 +94,10 @@ namespace sql_text {
     /* next_attempt_at is the time it finished (ix_webhook_deliveries_due); its attempts go with it */ \
     /* (ON DELETE CASCADE). An event goes once it has no delivery left; a pending delivery keeps its */ \
     /* event. Lock waits are cut short: retention can wait for the next round. */                  \
-    S(webhook_deliveries_prune, (Positional<2>),                                                                    \
+    S(webhook_deliveries_prune, (Time, UInt),                                                                    \
       "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
       "DELETE FROM webhook_deliveries WHERE status IN (1, 2, 3) AND next_attempt_at < ? LIMIT ?")     \
-    S(webhook_events_prune, (Positional<2>),                                                                        \
+    S(webhook_events_prune, (Time, UInt),                                                                        \
       "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
       "DELETE FROM webhook_events WHERE created_at < ? AND fanned_out = 1 AND NOT EXISTS "         \
       "(SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id) "                 \
