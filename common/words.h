@@ -9,7 +9,7 @@
 // NFD "e\u0301cole" and NFC "école" are one word, "STRASSE" and "straße" fold to "strasse",
 // "ﬁnance" to "finance", full-width "ＡＢＣ１" to "abc1", final ς to σ; İ (U+0130) folds to
 // "i\u0307" (no Turkish rule: I folds to i, ı stays ı). Words stored before v1.3 are re-indexed
-// by sql/018 (db/search_reindex.h).
+// by sql/018 (db/search/reindex.h).
 #pragma once
 
 #include <cstddef>
@@ -45,7 +45,7 @@ std::string json_array(const std::vector<std::string>& words);
 
 // A ticket's list of words known to have their comment rows (ticket_words.known_words): the
 // lists of its list rows (sql/016's row with word '', and one row per comment that brought new
-// words, keyed "\x01<comment id>": db/search_sql.h) joined by spaces, as message_insert reads
+// words, keyed "\x01<comment id>": db/search/sql.h) joined by spaces, as message_insert reads
 // them, in no particular order. It never grows past this many bytes (a comment whose words
 // would pass it lists none of them: those words are written each time). Every comment reads
 // the list back: at 2,048 bytes a full one cost the worker ~35,000 instructions a comment

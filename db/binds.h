@@ -148,7 +148,8 @@ template <Stmt id>
 struct StatementParams;
 
 // A statement and the values of its parameters, bound by Db::run(). Holds references: it lives
-// for the full expression that runs it.
+// for the full expression that runs it, and a function returning one takes its values by
+// reference (a by-value parameter would be gone when the statement runs).
 template <typename Params, typename... Args>
 class Bound {
   public:

@@ -5,7 +5,7 @@
 
 #include "common/strict_json.h"
 #include "db/comment_sql.h"
-#include "db/search_repo.h"
+#include "db/search/upkeep.h"
 #include "db/statement_params.h"
 
 namespace supportcrm {
@@ -138,8 +138,8 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             }
             return row;
         });
-    index_comment_words(db, added.shop_id, ticket_id, added.id, c.text,
-                        known);  // found once committed
+    search::upkeep(db, search::CommentWrite{added.shop_id, ticket_id, added.id, c.text,
+                                            known});  // found once committed
     tx.commit();
     return added;
 }

@@ -8,8 +8,9 @@
 #include "db/customer_sql.h"
 #include "db/search/page.h"
 #include "db/search/plan.h"
-#include "db/search_repo.h"
-#include "db/search_sql.h"
+#include "db/search/reads.h"
+#include "db/search/sql.h"
+#include "db/search/upkeep.h"
 #include "db/statement_params.h"
 
 namespace supportcrm {
@@ -134,8 +135,8 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
         out.result = InsertedCustomer::Result::duplicate;
     }
     if (out.result == InsertedCustomer::Result::inserted) {
-        clear_reused_customer_id(db, out.id);
-        index_customer(db, out.shop.id, out.id, c, /*created=*/true);
+        search::upkeep(db, search::CustomerWrite{out.shop.id, out.id, /*created=*/true,
+                                                 /*unlisted=*/false, c});
     }
     tx.commit();
     return out;
@@ -143,7 +144,7 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
 
 namespace {
 
-using search::PlanTuning;
+using search::Tuning;
 
 // Appends to `out` up to `rows` customers having every word, with an id below `before_id`:
 // from the customers having the word `like` ('word%'), or along the shop's down to `floor`.
@@ -171,11 +172,11 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const std::string& words_js
 }
 
 // The customers matching the first kIntersectedWords words of `list` with an id in [low,
-// high), newest first, up to `rows` (db/search_sql.h, customers_in_window_by_*).
+// high), newest first, up to `rows` (db/search/sql.h, customers_in_window_by_*).
 constexpr Stmt kCustomersInWindowByWords[] = {Stmt::customers_in_window_by_word,
                                               Stmt::customers_in_window_by_two_words,
                                               Stmt::customers_in_window_by_three_words};
-static_assert(std::size(kCustomersInWindowByWords) == kIntersectedWords);
+static_assert(std::size(kCustomersInWindowByWords) == Tuning::kIntersectedWords);
 
 void read_word_window(Db& db, std::uint64_t shop_id, const std::vector<WindowedWord>& words,
                       std::uint64_t low, std::uint64_t high, std::uint64_t rows,
@@ -215,7 +216,7 @@ struct CustomerSearch {
                          floor, before_id, rows, out);
     }
     // Past the scan window, q's words a window of ids at a time (walk_id_windows,
-    // db/search_repo.h: docs/performance.md, "Past the scan window").
+    // db/search/reads.h: docs/performance.md, "Past the scan window").
     void walk_windows(std::uint64_t floor, std::uint64_t rows, std::vector<CustomerRow>& out) {
         const std::vector<WindowedWord> words =
             windowed_words(db, Stmt::customer_word_next_form, shop_id, list);
@@ -232,7 +233,7 @@ std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
                                                const std::vector<std::string>& list,
                                                std::uint64_t before_id, std::uint64_t rows) {
     CustomerSearch entity{db, shop_id, list, {}, words::json_array(list)};
-    for (std::size_t i = 0; i < list.size() && i < PlanTuning::kCountedWords; ++i) {
+    for (std::size_t i = 0; i < list.size() && i < Tuning::kCountedWords; ++i) {
         entity.sources.push_back({Stmt::customer_word_count,
                                   Stmt::customers_search_by_word,
                                   {list[i] + "%"},
@@ -243,7 +244,7 @@ std::vector<CustomerRow> search_customers_page(Db& db, std::uint64_t shop_id,
 }
 
 // E10's q of more words than search_customers_page intersects: as for tickets
-// (rows_having_every_word, db/search_repo.h).
+// (rows_having_every_word, db/search/reads.h).
 std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t shop_id,
                                                           const std::vector<std::string>& list,
                                                           std::uint64_t before_id,
@@ -253,8 +254,9 @@ std::vector<CustomerRow> search_customers_many_words_page(Db& db, std::uint64_t 
     if (!ranked) {
         return {};
     }
-    const std::vector<std::string> first(ranked->begin(), ranked->begin() + kIntersectedWords);
-    const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
+    const std::vector<std::string> first(ranked->begin(),
+                                         ranked->begin() + Tuning::kIntersectedWords);
+    const std::vector<std::string> rest(ranked->begin() + Tuning::kIntersectedWords, ranked->end());
     const auto candidates = [&](std::uint64_t below, std::uint64_t n) {
         return search_customers_page(db, shop_id, first, below, n);
     };
@@ -269,7 +271,7 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
                                              std::uint64_t rows) {
     using Kind = CustomerFilter::Kind;
     if (filter.kind == Kind::q) {
-        return filter.words.size() > kIntersectedWords
+        return filter.words.size() > Tuning::kIntersectedWords
                    ? search_customers_many_words_page(db, shop_id, filter.words, before_id, rows)
                    : search_customers_page(db, shop_id, filter.words, before_id, rows);
     }
@@ -329,7 +331,9 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
 
 namespace supportcrm {
 
-CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expected_version) {
+CustomerUpdate update_customer(Db& db, std::uint64_t shop_id, const CustomerRow& before,
+                               const CustomerRow& c) {
+    const std::uint64_t expected_version = before.version;
     try {
         const DuplicateKeys keys(c);
         db.run(bound_customer_fields<Stmt::customer_update>(c, keys, c.id, expected_version),
@@ -338,10 +342,14 @@ CustomerUpdate update_customer(Db& db, const CustomerRow& c, std::uint64_t expec
                        throw version_changed();
                    }
                });
-        return CustomerUpdate::updated;
     } catch (const UniqueViolation&) {
         return CustomerUpdate::duplicate;
     }
+    if (search::searched_fields_differ(before, c)) {
+        search::upkeep(db, search::CustomerWrite{shop_id, c.id, /*created=*/false,
+                                                 /*unlisted=*/false, c});
+    }
+    return CustomerUpdate::updated;
 }
 
 }  // namespace supportcrm
@@ -419,7 +427,7 @@ Moved count_movable(Db& db, std::uint64_t source_id) {
                   });
 }
 
-Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now) {
+Moved merge_customers(Db& db, std::uint64_t shop_id, const MergePair& pair, timeutil::Millis now) {
     const CustomerRow& target = *pair.target;
     const CustomerRow& source = *pair.source;
     // The target takes a key only where it has no value of its own (customer_merge_target).
@@ -440,6 +448,10 @@ Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now) {
     m.surveys = db.run(
         bound<Stmt::customer_merge_surveys>(target.id, source.id),
         [&](sql::PreparedStatement& st) { return static_cast<std::uint64_t>(st.executeUpdate()); });
+    search::upkeep(db, search::CustomerWrite{shop_id, target.id, /*created=*/false,
+                                             /*unlisted=*/false, merged_customer(target, source)});
+    search::upkeep(db, search::CustomerWrite{shop_id, source.id, /*created=*/false,
+                                             /*unlisted=*/true, std::nullopt});
     return m;
 }
 

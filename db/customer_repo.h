@@ -88,11 +88,13 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id);
 
 // The customer after its PATCH (extensions.md §E8), in one statement that also checks its
-// version, with its duplicate-detection keys: a version that changed writes nothing and raises
-// version_changed() (db.h); an email or phone number another customer of the shop has is refused
-// by the unique keys (race-safe): duplicate.
+// version (`before`'s), with its duplicate-detection keys: a version that changed writes nothing
+// and raises version_changed() (db.h); an email or phone number another customer of the shop has
+// is refused by the unique keys (race-safe): duplicate. Changed searched fields reach the search
+// data (db/search/upkeep.h) in the caller's transaction.
 enum class CustomerUpdate { updated, duplicate };
-CustomerUpdate update_customer(Db& db, const CustomerRow& after, std::uint64_t expected_version);
+CustomerUpdate update_customer(Db& db, std::uint64_t shop_id, const CustomerRow& before,
+                               const CustomerRow& after);
 
 // The customers merged into `after` give up the duplicate-detection keys of its email and
 // phone number (a PATCH that gives the target one of its merged customers' values); true when
@@ -120,7 +122,8 @@ struct Moved {
 };
 // What a merge would move (the dry run).
 Moved count_movable(Db& db, std::uint64_t source_id);
-// The merge itself, in the caller's transaction, on a pair lock_merge_pair() locked.
-Moved merge_customers(Db& db, const MergePair& pair, timeutil::Millis now);
+// The merge itself, in the caller's transaction, on a pair lock_merge_pair() locked: the
+// target's words become those of its merged fields, the source's go (it is no longer listed).
+Moved merge_customers(Db& db, std::uint64_t shop_id, const MergePair& pair, timeutil::Millis now);
 
 }  // namespace supportcrm

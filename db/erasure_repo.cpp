@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/erasure_sql.h"
-#include "db/search_repo.h"
+#include "db/search/upkeep.h"
 #include "db/statement_params.h"
 
 namespace supportcrm {
@@ -41,9 +41,10 @@ struct CommentKey {
 };
 
 // The statements walking a ticket's comments after `after`: parameters 1..4 are
-// (ticket id, after's time twice, after's id), then the statement's own (`rest`).
+// (ticket id, after's time twice, after's id), then the statement's own (`rest`). Every value
+// by reference: the Bound returned refers to them.
 template <Stmt id, typename... Rest>
-auto bound_after(std::uint64_t ticket_id, const CommentKey& after, const Rest&... rest) {
+auto bound_after(const std::uint64_t& ticket_id, const CommentKey& after, const Rest&... rest) {
     return bound<id>(ticket_id, after.time, after.time, after.id, rest...);
 }
 
@@ -115,7 +116,7 @@ bool erase_group(Db& db, std::uint64_t customer_id, const TicketGroup& g, Erasur
     Transaction tx(db);
     db.run(bound_group<Stmt::erase_group_comments>(customer_id, g),
            [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-    erase_tickets_words(db, customer_id, g.after, g.through);
+    search::erase_tickets_words(db, customer_id, g.after, g.through);
     clear_tickets(db, customer_id, g);
     tx.commit();
     return true;
@@ -159,7 +160,8 @@ bool erase_large_ticket(Db& db, std::uint64_t customer_id, const TicketGroup& g,
             return false;
         }
         Transaction tx(db);
-        const bool last = erase_ticket_words_batch(db, g.through, kErasureBatch) < kErasureBatch;
+        const bool last =
+            search::erase_ticket_words_batch(db, g.through, kErasureBatch) < kErasureBatch;
         if (last) {
             clear_tickets(db, customer_id, g);
         }
@@ -254,7 +256,7 @@ bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeuti
     if (erased) {
         db.run(bound<Stmt::customer_erase_merged>(at, id),
                [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-        erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
+        search::erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
     }
     return erased;
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/db.h"
-#include "db/search_reindex.h"
+#include "db/search/reindex.h"
 
 namespace supportcrm {
 
@@ -49,7 +49,7 @@ MigrationStatus migration_status(Db& db, const std::string& dir);
 bool wait_while_migrating(Db& db, const KeepGoing& keep_going, bool& waited);
 
 // Applies the migrations not yet recorded, then the work they leave to C++ that is not done
-// yet (sql/018's re-index: db/search_reindex.h). Serialized across concurrent runs with a
+// yet (sql/018's re-index: db/search/reindex.h). Serialized across concurrent runs with a
 // named lock.
 MigrateResult apply_migrations(Db& db, const std::string& dir);
 

@@ -17,7 +17,7 @@
 #include "db/customer_sql.h"
 #include "db/erasure_sql.h"
 #include "db/idempotency_sql.h"
-#include "db/search_sql.h"
+#include "db/search/sql.h"
 #include "db/secret_sql.h"
 #include "db/survey_sql.h"
 #include "db/ticket_sql.h"

@@ -11,8 +11,9 @@
 #include "common/words.h"
 #include "db/search/page.h"
 #include "db/search/plan.h"
-#include "db/search_repo.h"
-#include "db/search_sql.h"
+#include "db/search/reads.h"
+#include "db/search/sql.h"
+#include "db/search/upkeep.h"
 #include "db/statement_params.h"
 #include "db/ticket_sql.h"
 
@@ -89,6 +90,7 @@ InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) 
     if (out.id == 0) {
         return {};  // not reached: the customer's row is locked and was checked live
     }
+    search::upkeep(db, search::TicketWrite{shop_id, out.id, /*created=*/true, t.name, t.tags_json});
     if (t.is_opened_ticket) {
         open_human_ticket(db, shop_id, out.id, t.created_at);
     }
@@ -209,19 +211,19 @@ void bind_ticket_filters(sql::PreparedStatement& st, unsigned& i, const TicketFi
         str);
 }
 
-using search::PlanTuning;
+using search::Tuning;
 
 // The filters of f to check on each ticket a words statement lists: it intersects q's first
 // three words already, so with no more the check ticket by ticket is left out.
 TicketFilter filters_beside_words(const TicketFilter& f) {
     TicketFilter rest = f;
-    if (f.words.size() <= PlanTuning::kCountedWords) {
+    if (f.words.size() <= Tuning::kCountedWords) {
         rest.words.clear();
     }
     return rest;
 }
 
-// customerId, assignedTo (0: none) and Channel as sources (db/search_sql.h), each one value.
+// customerId, assignedTo (0: none) and Channel as sources (db/search/sql.h), each one value.
 void add_column_sources(const TicketFilter& f, std::vector<SearchSource>& out) {
     const auto add = [&](Stmt count, Stmt page, const std::string& value) {
         out.push_back({count, page, {value}, {value}, false});
@@ -239,13 +241,13 @@ void add_column_sources(const TicketFilter& f, std::vector<SearchSource>& out) {
     }
 }
 
-// The filters that can start a page from their own index (db/search_sql.h): the tags, the
+// The filters that can start a page from their own index (db/search/sql.h): the tags, the
 // statuses (unless `none`, a ticket without HumanTicket, is one of them; `none` alone lists
 // its tickets by conversations.has_human_ticket, sql/017), the words of q, and beside any of
 // those customerId, assignedTo and Channel.
 std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     std::vector<SearchSource> out;
-    for (std::size_t i = 0; i < f.tags.size() && i < PlanTuning::kCountedTags; ++i) {
+    for (std::size_t i = 0; i < f.tags.size() && i < Tuning::kCountedTags; ++i) {
         out.push_back({Stmt::ticket_tag_count,
                        Stmt::tickets_filtered_by_tag,
                        {f.tags[i]},
@@ -271,7 +273,7 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
     }
     // A word starts the page from its rows, intersected with those of the next two counted
     // words (itself again when q has fewer).
-    const std::size_t counted = std::min(f.words.size(), PlanTuning::kCountedWords);
+    const std::size_t counted = std::min(f.words.size(), Tuning::kCountedWords);
     for (std::size_t i = 0; i < counted; ++i) {
         std::vector<std::string> page{f.words[i] + "%"};
         for (std::size_t k = 1; k < 3; ++k) {
@@ -328,7 +330,7 @@ void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
 constexpr Stmt kTicketsInWindowByWords[] = {Stmt::tickets_in_window_by_word,
                                             Stmt::tickets_in_window_by_two_words,
                                             Stmt::tickets_in_window_by_three_words};
-static_assert(std::size(kTicketsInWindowByWords) == kIntersectedWords);
+static_assert(std::size(kTicketsInWindowByWords) == Tuning::kIntersectedWords);
 
 // Appends to `out` up to `rows` tickets matching f with an id in [low, high), by q's words.
 void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
@@ -362,7 +364,7 @@ bool window_has_columns(Db& db, std::uint64_t shop_id, const TicketFilter& f, st
     });
 }
 
-// Past the scan window, by q's words (walk_id_windows, db/search_repo.h). With filters on the
+// Past the scan window, by q's words (walk_id_windows, db/search/reads.h). With filters on the
 // ticket's own columns, a window none of whose tickets has them is skipped first: a few of
 // their index rows instead of its words' rows, which an empty combination of common values
 // (an agent who has no Chat tickets, and q=order) read in every window of the shop.
@@ -404,7 +406,7 @@ struct TicketSearch {
     }
 };
 
-// E10: the statements of db/search_sql.h, in the steps of db/search/plan.h. The rows read stay
+// E10: the statements of db/search/sql.h, in the steps of db/search/plan.h. The rows read stay
 // bounded by the rarest filter with an index of its own (docs/performance.md, "Ways to a
 // search page"). Filters without a source (status `none` beside others; assignedTo, Channel,
 // customerId, updatedSince alone, which the scan reaches by their own indexes) walk the
@@ -420,7 +422,7 @@ std::vector<TicketRow> search_tickets_page(Db& db, std::uint64_t shop_id, const 
 
 // E10's q of more words than the statements intersect: candidates by the other filters and
 // q's three rarest counted words (search_tickets_page), checked for the others
-// (rows_having_every_word, db/search_repo.h).
+// (rows_having_every_word, db/search/reads.h).
 std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                                               std::uint64_t before_id, std::uint64_t rows) {
     const std::optional<std::vector<std::string>> ranked =
@@ -429,8 +431,8 @@ std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, con
         return {};  // a word that starts nothing in the shop
     }
     TicketFilter first = f;
-    first.words.assign(ranked->begin(), ranked->begin() + kIntersectedWords);
-    const std::vector<std::string> rest(ranked->begin() + kIntersectedWords, ranked->end());
+    first.words.assign(ranked->begin(), ranked->begin() + Tuning::kIntersectedWords);
+    const std::vector<std::string> rest(ranked->begin() + Tuning::kIntersectedWords, ranked->end());
     const auto candidates = [&](std::uint64_t below, std::uint64_t n) {
         return search_tickets_page(db, shop_id, first, below, n);
     };
@@ -443,7 +445,7 @@ std::vector<TicketRow> search_many_words_page(Db& db, std::uint64_t shop_id, con
 std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const TicketFilter& filter,
                                          std::uint64_t before_id, std::uint64_t rows) {
     if (filter.searching()) {
-        return filter.words.size() > kIntersectedWords
+        return filter.words.size() > Tuning::kIntersectedWords
                    ? search_many_words_page(db, shop_id, filter, before_id, rows)
                    : search_tickets_page(db, shop_id, filter, before_id, rows);
     }
@@ -509,7 +511,28 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
                   });
 }
 
-void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_version) {
+namespace {
+
+// What a PATCH changed of the ticket's searched fields: its name's words, its tags' index.
+search::TicketWrite search_change(std::uint64_t shop_id, const FullTicket& before,
+                                  const FullTicket& after) {
+    search::TicketWrite w;
+    w.shop_id = shop_id;
+    w.ticket_id = after.id;
+    if (after.ticket.name != before.ticket.name) {
+        w.name = after.ticket.name;
+    }
+    if (after.ticket.tags_json != before.ticket.tags_json) {
+        w.tags_json = after.ticket.tags_json;
+    }
+    return w;
+}
+
+}  // namespace
+
+void update_ticket(Db& db, std::uint64_t shop_id, const FullTicket& before,
+                   const FullTicket& after) {
+    const std::uint64_t expected_version = before.version;
     const NewTicket& t = after.ticket;
     const std::optional<HumanTicketState>& h = after.human_ticket;
     const bool has_human_ticket = h.has_value();  // the status=none index (sql/017)
@@ -517,15 +540,16 @@ void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_versi
         h ? std::optional<std::string>(h->status) : std::nullopt;
     const std::optional<std::string> closed_at =
         h && h->closed_at ? std::optional<std::string>(db_time(*h->closed_at)) : std::nullopt;
-    return db.run(bound<Stmt::ticket_update>(
-                      t.name, t.contact_reason, t.language_code, t.assigned_to, t.tags_json,
-                      t.unread_chat_count, t.is_opened_ticket, db_time(after.updated_at),
-                      has_human_ticket, status, closed_at, after.id, expected_version),
-                  [&](sql::PreparedStatement& st) {
-                      if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
-                          throw version_changed();
-                      }
-                  });
+    db.run(bound<Stmt::ticket_update>(t.name, t.contact_reason, t.language_code, t.assigned_to,
+                                      t.tags_json, t.unread_chat_count, t.is_opened_ticket,
+                                      db_time(after.updated_at), has_human_ticket, status,
+                                      closed_at, after.id, expected_version),
+           [&](sql::PreparedStatement& st) {
+               if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
+                   throw version_changed();
+               }
+           });
+    search::upkeep(db, search_change(shop_id, before, after));
 }
 
 std::uint64_t open_human_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,

@@ -66,7 +66,7 @@ struct TicketFilter {
     // A value no ticket can hold (a tag over 255 characters, text that is not UTF-8): the
     // answer is an empty list without asking the database.
     bool matches_nothing = false;
-    // Whether a filter of E10 is given (the statements of db/search_sql.h read the page).
+    // Whether a filter of E10 is given (the statements of db/search/sql.h read the page).
     bool searching() const {
         return status || assigned_to || channel || !tags.empty() || !words.empty();
     }
@@ -124,11 +124,12 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
                                             const std::optional<std::uint64_t>& user_id);
 
 // The ticket after its PATCH, in one statement that also checks its version: when the stored
-// version is no longer `expected_version` (another change won) nothing is written and
-// version_changed() (db.h) is raised. The ticket's version becomes expected_version + 1; a
-// HumanTicket that exists takes `after`'s status and closedAt (one that does not is opened by
-// open_human_ticket()).
-void update_ticket(Db& db, const FullTicket& after, std::uint64_t expected_version);
+// version is no longer `before`'s (another change won) nothing is written and version_changed()
+// (db.h) is raised. The ticket's version becomes before.version + 1; a HumanTicket that exists
+// takes `after`'s status and closedAt (one that does not is opened by open_human_ticket()). A
+// new name or new tags reach the search data (db/search/upkeep.h) in the caller's transaction.
+void update_ticket(Db& db, std::uint64_t shop_id, const FullTicket& before,
+                   const FullTicket& after);
 
 // Opens the ticket's HumanTicket (OPEN, closedAt null) in the ticket's shop; returns its id.
 std::uint64_t open_human_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,

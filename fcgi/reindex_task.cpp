@@ -10,7 +10,7 @@
 #include "common/signals.h"
 #include "db/db.h"
 #include "db/migrations.h"
-#include "db/search_reindex.h"
+#include "db/search/reindex.h"
 
 namespace supportcrm {
 namespace {

@@ -12,7 +12,6 @@
 #include "api/views.h"
 #include "common/json_writer.h"
 #include "db/customer_repo.h"
-#include "db/search_repo.h"
 #include "db/webhook_repo.h"
 #include "handlers/path_customer.h"
 
@@ -114,10 +113,7 @@ Response merge_customer(HandlerContext& ctx) {
     if (req.value.dry_run) {
         return merge_answer(after, domain, count_movable(ctx.db, pair.source->id), true);
     }
-    const Moved moved = merge_customers(ctx.db, pair, timeutil::now_ms());
-    // The target's words are those of its merged fields; the source is no longer listed.
-    index_customer(ctx.db, shop.id, after.id, after, /*created=*/false);
-    unindex_customer(ctx.db, pair.source->id);
+    const Moved moved = merge_customers(ctx.db, shop.id, pair, timeutil::now_ms());
     record_event(ctx.db, shop.id, webhook_event::customer_merged,
                  fetched_customer_json(after, domain), timeutil::now_ms(),
                  std::to_string(pair.source->id));

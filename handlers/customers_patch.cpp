@@ -15,7 +15,6 @@
 #include "api/views.h"
 #include "common/text.h"
 #include "db/customer_repo.h"
-#include "db/search_repo.h"
 #include "db/webhook_repo.h"
 
 namespace supportcrm {
@@ -61,11 +60,11 @@ Response duplicate_of(HandlerContext& ctx, std::uint64_t shop_id, const Customer
 // The write, inside the caller's transaction. A duplicate email or phone number may be a
 // customer's merged into this one (extensions.md §E9): it becomes this one's own, the release
 // and the write together or neither.
-CustomerUpdate update_taking_merged_keys(Db& db, const CustomerRow& after,
-                                         std::uint64_t expected_version) {
-    CustomerUpdate written = update_customer(db, after, expected_version);
+CustomerUpdate update_taking_merged_keys(Db& db, std::uint64_t shop_id, const CustomerRow& before,
+                                         const CustomerRow& after) {
+    CustomerUpdate written = update_customer(db, shop_id, before, after);
     if (written == CustomerUpdate::duplicate && release_merged_keys(db, after)) {
-        written = update_customer(db, after, expected_version);
+        written = update_customer(db, shop_id, before, after);
     }
     return written;
 }
@@ -74,14 +73,10 @@ CustomerUpdate update_taking_merged_keys(Db& db, const CustomerRow& after,
 // carries the customer as written, a 409 the other customer its email or phone number is.
 Response commit_customer_change(HandlerContext& ctx, const Shop& shop, const CustomerRow& current,
                                 CustomerChange& change) {
-    const bool reindex = searched_fields_differ(current, change.after);
     Transaction tx(ctx.db);
-    if (update_taking_merged_keys(ctx.db, change.after, current.version) ==
+    if (update_taking_merged_keys(ctx.db, shop.id, current, change.after) ==
         CustomerUpdate::duplicate) {
         return duplicate_of(ctx, shop.id, current, change.after);  // tx rolls back
-    }
-    if (reindex) {
-        index_customer(ctx.db, shop.id, current.id, change.after, /*created=*/false);
     }
     change.after.version = current.version + 1;
     const std::string json = fetched_customer_json(change.after, shop.domain);

@@ -6,7 +6,6 @@
 #include "api/views.h"
 #include "common/json_writer.h"
 #include "common/text.h"
-#include "db/search_repo.h"
 #include "db/ticket_repo.h"
 #include "db/webhook_repo.h"
 
@@ -83,9 +82,6 @@ Response create_ticket(HandlerContext& ctx) {
         std::optional<Response> refused = refuse_customer(ctx, ticket.customer_id);
         return refused ? std::move(*refused) : errors::customer_not_found();
     }
-    clear_reused_ticket_id(ctx.db, id);
-    index_ticket_name(ctx.db, shop.id, id, ticket.name, /*created=*/true);
-    index_ticket_tags(ctx.db, shop.id, id, ticket.tags_json, /*created=*/true);
     // Rendered once: the response's "ticket" and, when a webhook wants it, the event's data.
     std::string ticket_json;
     JsonWriter t(ticket_json);

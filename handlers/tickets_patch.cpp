@@ -11,7 +11,6 @@
 #include "api/handler.h"
 #include "api/patches.h"
 #include "api/views.h"
-#include "db/search_repo.h"
 #include "db/ticket_repo.h"
 #include "db/webhook_repo.h"
 
@@ -35,18 +34,8 @@ std::optional<Response> refusal_of(const TicketChange& change) {
 // HumanTicket the patch opens) commit together; the 200 carries the ticket as written.
 Response commit_ticket_change(HandlerContext& ctx, const Shop& shop, const FullTicket& current,
                               TicketChange& change, timeutil::Millis now) {
-    const bool renamed = change.after.ticket.name != current.ticket.name;
-    const bool retagged = change.after.ticket.tags_json != current.ticket.tags_json;
     Transaction tx(ctx.db);
-    update_ticket(ctx.db, change.after, current.version);
-    if (renamed) {
-        index_ticket_name(ctx.db, shop.id, current.id, change.after.ticket.name,
-                          /*created=*/false);
-    }
-    if (retagged) {
-        index_ticket_tags(ctx.db, shop.id, current.id, change.after.ticket.tags_json,
-                          /*created=*/false);
-    }
+    update_ticket(ctx.db, shop.id, current, change.after);
     if (change.opens_human_ticket) {
         change.after.human_ticket->id = open_human_ticket(ctx.db, shop.id, current.id, now);
     }

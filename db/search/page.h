@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "db/search/plan.h"
-#include "db/search_repo.h"
+#include "db/search/reads.h"
 
 namespace supportcrm::search {
 
@@ -32,7 +32,7 @@ std::vector<Row> run_page(Entity& e, std::uint64_t before_id, std::uint64_t rows
                 e.read(nullptr, 0, before_id, rows, out);
                 break;
             case Step::count_rare:
-                rare = e.fewest(PlanTuning::kRareRows, /*grow=*/false);
+                rare = e.fewest(Tuning::kRareRows, /*grow=*/false);
                 break;
             case Step::read_rare:
                 e.read(&rare.source, 0, before_id, rows, out);
@@ -46,7 +46,7 @@ std::vector<Row> run_page(Entity& e, std::uint64_t before_id, std::uint64_t rows
                 e.walk_windows(s.floor, rows, out);
                 break;
             case Step::count_past_window:
-                rare = e.fewest(PlanTuning::kPastWindowRows, /*grow=*/true);
+                rare = e.fewest(Tuning::kPastWindowRows, /*grow=*/true);
                 break;
             case Step::read_below_floor:
                 e.read(&rare.source, 0, s.floor, rows - out.size(), out);

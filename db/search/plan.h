@@ -10,8 +10,9 @@
 
 namespace supportcrm::search {
 
-// The planner's tuning, one definition for both entities.
-struct PlanTuning {
+// The search's tuning, one definition for both entities: the planner's (next_step()) and the
+// statements' (db/search/reads.h tells how each is used).
+struct Tuning {
     // How many of q's words (longest first: usually the rarest), and of a ticket's tags, are
     // counted to choose where a page starts; the others are only checked.
     static constexpr std::size_t kCountedWords = 3;
@@ -25,6 +26,27 @@ struct PlanTuning {
     // Past the scan window (without q), the sources are counted again from this bound,
     // growing tenfold while none is below it.
     static constexpr std::uint64_t kPastWindowRows = kRareRows * 10;
+    // Past the scan window with q: the first window of ids q's words are read in (then four
+    // times wider each time: walk_id_windows).
+    static constexpr std::uint64_t kFirstIdWindow = 10000;
+    // The forms of a word (the shop's words it starts) bound one by one before 'word%' is.
+    static constexpr std::size_t kWordForms = 16;
+    // How many of q's words the page statements intersect by index ranges; the others are
+    // checked with having_every_word(). Of a longer q, the first kRankedWords are counted to
+    // put the rarest first.
+    static constexpr std::size_t kIntersectedWords = 3;
+    static constexpr std::size_t kRankedWords = 8;
+    // having_every_word(): ids checked kCheckedIds at a time, words kFirstCheckedWords at a
+    // time (then twice as many); a word's rows read instead of seeks up to
+    // kRangeRowsPerCandidate per id left, at most kMostRangeRows.
+    static constexpr std::size_t kCheckedIds = 1024;
+    static constexpr std::size_t kFirstCheckedWords = 4;
+    static constexpr std::uint64_t kRangeRowsPerCandidate = 32;
+    static constexpr std::uint64_t kMostRangeRows = 131072;
+    // rows_having_every_word(): the first and the largest batch of candidates read to be
+    // checked for q's further words (growing eightfold).
+    static constexpr std::uint64_t kFirstCandidates = 64;
+    static constexpr std::uint64_t kMostCandidates = 32768;
 };
 
 enum class Step {
@@ -58,7 +80,7 @@ constexpr Step next_step(const PageState& s, std::uint64_t fewest) {
             if (fewest == 0) {
                 return Step::done;
             }
-            return fewest < PlanTuning::kRareRows ? Step::read_rare : Step::scan_window;
+            return fewest < Tuning::kRareRows ? Step::read_rare : Step::scan_window;
         case Step::scan_window:
             if (s.full || s.floor == 0) {
                 return Step::done;

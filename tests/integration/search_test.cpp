@@ -151,7 +151,7 @@ std::string named_customer(const it::Shop& shop, const std::string& first,
 
 // 3,000 rows of `word` in `table` (ticket_words keyed by conversation_id, customer_words by
 // customer_id) of shop for records that do not exist, with ids above every real one: the word
-// becomes common (over db/search/plan.h's PlanTuning::kRareRows) and none of them is ever listed.
+// becomes common (over db/search/plan.h's Tuning::kRareRows) and none of them is ever listed.
 // remove_planted_words deletes them again.
 void plant_common_word(it::Db& db, const std::string& table, const std::string& id_column,
                        const std::string& word, const std::string& shop) {
@@ -256,11 +256,11 @@ TEST(Search, StatusFollowsTheHumanTicketInItsShopOnly) {
               0);
 }
 
-// When every filter with an index of its own is common (over 3,000 rows: sql/014, search_repo),
-// the newest 1,000 tickets are checked first and the page goes on from the rarest filter's
-// rows: the same tickets, newest first, page after page. Planted: 3,000 rows of each word for
-// tickets that do not exist (they count, and are never listed) and 1,100 tickets between the
-// two that match.
+// When every filter with an index of its own is common (over 3,000 rows: sql/014,
+// db/search/plan.h), the newest 1,000 tickets are checked first and the page goes on from the
+// rarest filter's rows: the same tickets, newest first, page after page. Planted: 3,000 rows of
+// each word for tickets that do not exist (they count, and are never listed) and 1,100 tickets
+// between the two that match.
 TEST(Search, CommonWordsSeldomTogetherPageExactlyPastTheNewestThousand) {
     const World w = it::tickets::make_world();
     const std::string a = it::unique_word("qa"), b = it::unique_word("qb");
@@ -558,7 +558,7 @@ TEST(Search, ACommentAddsTheWordsItsTicketLacksAndKeepsTheOthers) {
 }
 
 // Every word starts with a letter or digit (>= '0'); the ticket's list rows have keys below
-// that: sql/016's '' and a comment's "\x01<comment id>" (db/search_sql.h).
+// that: sql/016's '' and a comment's "\x01<comment id>" (db/search/sql.h).
 constexpr const char* kListRows = "FROM ticket_words WHERE conversation_id = ? AND word < '0'";
 
 // Splits at spaces, empty parts skipped.
@@ -957,7 +957,7 @@ TEST(Search, NormalizedAndFullyCaseFoldedSpellingsFindEachOther) {
     EXPECT_EQ(customers_q(w.shop, "strasse \u00e9cole"), List{c});
 }
 
-// sql/018's re-index (db/search_reindex.cpp, run by `supportcrm-admin migrate`): words stored
+// sql/018's re-index (db/search/reindex.cpp, run by `supportcrm-admin migrate`): words stored
 // by the old rule (no normalization, simple folding: "straße", NFD "e\u0301cole" as "cole",
 // "ﬁnance") are rewritten by the new one. The progress is set back to just before this test's
 // records, as a migrate cut short there would leave it: the next migrate goes on from there.
@@ -1051,7 +1051,7 @@ TEST(Search, TheTagAndStatusBackfillAgreesWithTheFilters) {
 // q of more words than the page statements intersect by index ranges (three): E10 sets no
 // limit on their number. Ten words over a name and several comments; for each word a ticket
 // that has every other one: whichever words the service intersects and whichever it checks
-// ticket by ticket (db/search_repo.h, having_every_word), each one excludes its ticket.
+// ticket by ticket (db/search/reads.h, having_every_word), each one excludes its ticket.
 TEST(Search, EveryWordOfAManyWordedQCountsBeyondTheThird) {
     const World w = it::tickets::make_world();
     const std::string tag = it::unique_word("m");
@@ -1191,7 +1191,7 @@ TEST(Search, EveryWordOfAManyWordedQCountsForCustomersToo) {
     EXPECT_EQ(customers_q(shop, "EXAMPLE FULLNAME 49170 first last"), (List{partial[0], full}));
 }
 
-// The further words of a many-worded q are checked in two ways (db/search_repo.h,
+// The further words of a many-worded q are checked in two ways (db/search/reads.h,
 // having_every_word): a word with few rows among the candidates' ids by reading those rows, one
 // with many (over 32 per candidate) by a seek per candidate. Three words in three records leave
 // three candidates; `dogwood` (4 rows, 2 of them the oldest and the newest candidate) takes the

@@ -1,4 +1,4 @@
-// walk_id_windows (db/search_repo.h): past a search's scan window, the windows of ids its words
+// walk_id_windows (db/search/reads.h): past a search's scan window, the windows of ids its words
 // are read in. They tile every id below the floor, newest first, without a gap or an overlap,
 // each four times as wide as the last, and the walk stops as soon as the page is full.
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "db/search_repo.h"
+#include "db/search/reads.h"
 
 namespace {
 
-using supportcrm::kFirstIdWindow;
+constexpr std::uint64_t kFirstIdWindow = supportcrm::search::Tuning::kFirstIdWindow;
 using supportcrm::walk_id_windows;
 using Window = std::pair<std::uint64_t, std::uint64_t>;  // [low, high)
 

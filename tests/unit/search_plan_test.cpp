@@ -11,7 +11,7 @@
 namespace supportcrm::search {
 namespace {
 
-constexpr std::uint64_t kRare = PlanTuning::kRareRows;
+constexpr std::uint64_t kRare = Tuning::kRareRows;
 
 // The steps a page takes when every count answers `counts` in turn and the scan window ends
 // at `floor` with the page `full` or not.
@@ -96,8 +96,8 @@ TEST(SearchPlan, EveryReadEndsThePage) {
 }
 
 TEST(SearchPlan, TheTuningIsOneDefinitionTheCountPastTheWindowStartingTenfold) {
-    static_assert(PlanTuning::kPastWindowRows == 10 * PlanTuning::kRareRows);
-    static_assert(PlanTuning::kScanWindow < PlanTuning::kRareRows);
+    static_assert(Tuning::kPastWindowRows == 10 * Tuning::kRareRows);
+    static_assert(Tuning::kScanWindow < Tuning::kRareRows);
     // next_step is constexpr: the plan of a rare source is known at compile time.
     constexpr PageState counted{true, true, Step::count_rare, 0, false};
     static_assert(next_step(counted, 1) == Step::read_rare);

@@ -1,6 +1,7 @@
-// The search data of extensions.md §E10 (sql/012: ticket_words, customer_words): written with
-// the records it describes, in their transactions, and the choice of the way to a page of a
-// search (db/search_sql.h).
+// The reads of an E10 search (extensions.md) that tickets and customers share: counting a
+// filter's rows, the scan floor, the id windows past it, the forms of q's words and the checks
+// of q's further words. The way to a page is db/search/plan.h's, run by db/search/page.h; the
+// statements are db/search/sql.h's; the writes of the search data are db/search/upkeep.h's.
 #pragma once
 
 #include <cstdint>
@@ -10,52 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "db/customer_repo.h"
 #include "db/db.h"
+#include "db/search/plan.h"
 
 namespace supportcrm {
-
-// --- Writes: each in the caller's transaction, with the write of the text itself ------------
-
-// A new comment's words join its ticket's: those missing from `known` (the ticket's list of
-// words that have their rows, sql/016, as message_insert read it under the ticket's lock) are
-// written, with a list row of their own keyed by comment_id (common/words.h, kKnownBytes).
-void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::uint64_t comment_id, std::string_view text, std::string_view known);
-// A new ticket's (customer's) id, before its words and tags are written: words (and tags) under
-// it are an earlier record's, left by a restore into the existing database (issue 43:
-// AUTO_INCREMENT hands its ids out again), and go, so that they never describe the new record.
-// One plain read of the id's words, one seek (there are none but after such a restore).
-void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id);
-void clear_reused_customer_id(Db& db, std::uint64_t customer_id);
-// A ticket's name, new (created = true: there is nothing to drop) or changed: the words only
-// the old name had go, the new name's join.
-void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                       const std::optional<std::string>& name, bool created);
-// A ticket's tags (conversations.tags, the JSON array it stores), new (created = true) or
-// changed: the `tag` filter's index (ticket_tags) holds exactly them.
-void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                       const std::string& tags_json, bool created);
-
-// The customer's words become those of its searched fields (email, phone_number, first_name,
-// last_name, full_name); created = true: it had none.
-void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
-                    const CustomerFields& fields, bool created);
-// Whether two versions of a customer differ in a searched field.
-bool searched_fields_differ(const CustomerFields& a, const CustomerFields& b);
-// The customer's words go (a merged source: it is no longer listed).
-void unindex_customer(Db& db, std::uint64_t customer_id);
-
-// --- Erasure (extensions.md §E9) ------------------------------------------------------------
-
-// The words of the customer and of those merged into it.
-void erase_customer_words(Db& db, std::uint64_t customer_id);
-// Every word row (the known-words lists too) of the customer's tickets with ids in
-// (after, through], in the caller's transaction: the batch that clears those tickets.
-void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
-                         std::uint64_t through);
-// One bounded batch of one ticket's word rows (a ticket of many comments): the rows it deleted.
-unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch);
 
 // --- Reads ----------------------------------------------------------------------------------
 
@@ -80,20 +39,19 @@ struct FewestRows {
 };
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
                        std::uint64_t bound, bool grow);
-// The id search::PlanTuning::kScanWindow rows below before_id in the shop (0: fewer are left):
+// The id search::Tuning::kScanWindow rows below before_id in the shop (0: fewer are left):
 // `floor` binds shop, before_id and the window less one (ticket_scan_floor, customer_scan_floor).
 std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_t before_id);
 
 // --- Past the scan window: q's words a window of ids at a time -----------------------------
 
 // Past the scan window of a search, q's words (up to kIntersectedWords) are read one window of
-// ids at a time (db/search_sql.h, SUPPORTCRM_ROWS_IN_WINDOW), from the window's floor down:
+// ids at a time (db/search/sql.h, SUPPORTCRM_ROWS_IN_WINDOW), from the window's floor down:
 // kFirstIdWindow ids, then four times as many each time, until the page is full. So the rows
 // read are those of the windows the page needs, not the words' whole ranges, which a shop whose
 // newest thousands of rows match nothing would read for every page (docs/performance.md,
 // "Past the scan window"). walk_id_windows calls read_window(low, high) for [low, high) while
 // it answers true (more rows are wanted) and low > 0.
-constexpr std::uint64_t kFirstIdWindow = 10000;
 void walk_id_windows(std::uint64_t floor,
                      const std::function<bool(std::uint64_t low, std::uint64_t high)>& read_window);
 
@@ -107,7 +65,6 @@ struct WindowedWord {
     std::vector<std::string> forms;
     std::string pattern;
 };
-constexpr std::size_t kWordForms = 16;
 std::vector<WindowedWord> windowed_words(Db& db, Stmt next_form, std::uint64_t shop_id,
                                          const std::vector<std::string>& words);
 // Binds SUPPORTCRM_ROWS_IN_WINDOW's placeholders for each word, from `i` on.
@@ -117,19 +74,14 @@ void bind_windowed_words(sql::PreparedStatement& st, unsigned& i, std::uint64_t 
 
 // --- Queries of more words than the statements intersect (extensions.md E10 sets no limit) --
 
-// How many words of `q` the page statements take (ticket_repo.cpp, customer_repo.cpp): they
-// intersect them by index ranges; the others are checked with having_every_word().
-constexpr std::size_t kIntersectedWords = 3;
-
 // q's words (words::query(), longest first) in the order to use them: the first kRankedWords
 // counted (`count` binds shop, 'word%', a bound, as ticket_word_count does) up to
-// search::PlanTuning::kRareRows (db/search/plan.h) each and put rarest first, the others after them
+// search::Tuning::kRareRows (db/search/plan.h) each and put rarest first, the others after them
 // as they came. nullopt: a counted word starts no word of the shop, so nothing matches.
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
                                                    const std::vector<std::string>& words);
-constexpr std::size_t kRankedWords = 8;
 
-// The statements that check candidates for q's further words, two ways (db/search_sql.h):
+// The statements that check candidates for q's further words, two ways (db/search/sql.h):
 // `seek` one seek per (candidate, word) (ticket_words_check), `rows` the ids of a word's rows
 // in the shop between two ids, up to a bound (ticket_word_tickets); the customer_* ones for
 // customers.
@@ -155,14 +107,6 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
                                              const std::vector<std::uint64_t>& ids,
                                              const std::vector<std::string>& words,
                                              std::size_t needed);
-constexpr std::size_t kCheckedIds = 1024;
-constexpr std::size_t kFirstCheckedWords = 4;
-constexpr std::uint64_t kRangeRowsPerCandidate = 32;
-constexpr std::uint64_t kMostRangeRows = 131072;
-
-// The first and the largest number of candidates read to be checked for q's further words.
-constexpr std::uint64_t kFirstCandidates = 64;
-constexpr std::uint64_t kMostCandidates = 32768;
 
 // E10's q of more words than the statements intersect (E10 sets no limit on their number),
 // for tickets and customers alike: `read_candidates(before_id, n)` reads up to n rows (each
@@ -180,7 +124,8 @@ std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::u
                                         std::uint64_t before_id, std::uint64_t rows,
                                         ReadCandidates read_candidates) {
     std::vector<Row> out;
-    std::uint64_t batch = kFirstCandidates > rows ? kFirstCandidates : rows;
+    std::uint64_t batch =
+        search::Tuning::kFirstCandidates > rows ? search::Tuning::kFirstCandidates : rows;
     while (out.size() < rows) {
         std::vector<Row> candidates = read_candidates(before_id, batch);
         std::vector<std::uint64_t> ids;
@@ -201,7 +146,8 @@ std::vector<Row> rows_having_every_word(Db& db, const WordChecks& checks, std::u
             break;  // nothing below
         }
         before_id = ids.back();
-        batch = batch * 8 < kMostCandidates ? batch * 8 : kMostCandidates;
+        batch = batch * 8 < search::Tuning::kMostCandidates ? batch * 8
+                                                            : search::Tuning::kMostCandidates;
     }
     return out;
 }

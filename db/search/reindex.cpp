@@ -1,4 +1,4 @@
-#include "db/search_reindex.h"
+#include "db/search/reindex.h"
 
 #include <algorithm>
 #include <functional>
@@ -16,7 +16,7 @@ namespace {
 
 using StatementPtr = std::unique_ptr<sql::PreparedStatement>;
 
-// The JSON rows of one insert (JSON_TABLE, as the service writes words: db/search_sql.h),
+// The JSON rows of one insert (JSON_TABLE, as the service writes words: db/search/sql.h),
 // sent when they pass kRowsBytes so that no statement nears max_allowed_packet (16 MiB by
 // default). Words and lists hold only letters, marks, digits and spaces: no JSON escaping.
 class WordRows {

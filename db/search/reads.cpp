@@ -1,4 +1,4 @@
-#include "db/search_repo.h"
+#include "db/search/reads.h"
 
 #include <algorithm>
 #include <functional>
@@ -9,159 +9,10 @@
 #include "common/log.h"
 #include "common/words.h"
 #include "db/search/plan.h"
-#include "db/search_sql.h"
+#include "db/search/sql.h"
 #include "db/statement_params.h"
 
 namespace supportcrm {
-namespace {
-
-void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
-               const std::vector<std::string>& list) {
-    if (list.empty()) {
-        return;
-    }
-    db.run_positional(id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, owner);
-        st.setUInt64(2, shop_id);
-        st.setString(3, words::json_array(list));
-        st.executeUpdate();
-    });
-}
-
-void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
-    db.run_positional(id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, owner);
-        st.executeUpdate();
-    });
-}
-
-// Whether `has_words` finds words under a new record's id.
-bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
-    return db.run_positional(has_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        ResultSetPtr rs(st.executeQuery());
-        return rs->next() && rs->getBoolean(1);
-    });
-}
-
-void log_reused_id(const char* what, std::uint64_t id) {
-    log::warning(std::string("new ") + what + " " + std::to_string(id) +
-                 ": cleared the search rows of an earlier record with its id, left by a dump "
-                 "restored into the existing database (docs/operations.md, \"Backup and "
-                 "restore\")");
-}
-
-}  // namespace
-
-void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id) {
-    if (!id_has_words(db, Stmt::ticket_id_has_words, ticket_id)) {
-        return;  // always, but after such a restore
-    }
-    delete_by_id(db, Stmt::ticket_words_clear, ticket_id);
-    delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
-    log_reused_id("ticket", ticket_id);
-}
-
-void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
-    if (!id_has_words(db, Stmt::customer_id_has_words, customer_id)) {
-        return;
-    }
-    delete_by_id(db, Stmt::customer_words_clear, customer_id);
-    log_reused_id("customer", customer_id);
-}
-
-void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::uint64_t comment_id, std::string_view text, std::string_view known) {
-    const std::vector<std::string> fresh = words::missing_from(known, words::distinct({text}));
-    if (fresh.empty()) {
-        return;  // every word has its row: no statement
-    }
-    const std::optional<std::string> listed = words::known_addition(known, fresh);
-    if (!listed) {  // the list is full: it stays as it is, the words are written each time
-        add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, fresh);
-        return;
-    }
-    // The words, and one new list row holding just them, keyed by the comment ("\x01<id>": no
-    // word starts with a control character, so no search range holds it). A new small row
-    // rather than the ticket's whole list rewritten: the rewrite of a ~700-byte row cost the
-    // server ~4 KB of redo and 40 % more CPU than this statement (docs/performance.md, "Known
-    // word lists").
-    // Words and lists hold only letters, digits and spaces: no JSON escaping needed.
-    std::string rows = "[";
-    for (const std::string& w : fresh) {
-        rows.append("{\"w\":\"").append(w).append("\"},");
-    }
-    rows.append("{\"w\":\"\\u0001")
-        .append(std::to_string(comment_id))
-        .append("\",\"k\":\"")
-        .append(*listed)
-        .append("\"}]");
-    db.run(bound<Stmt::ticket_words_add_comment_known>(ticket_id, shop_id, rows),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-}
-
-void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                       const std::optional<std::string>& name, bool created) {
-    if (!created) {
-        delete_by_id(db, Stmt::ticket_words_drop_name, ticket_id);
-    }
-    if (name) {
-        add_words(db, Stmt::ticket_words_add_name, ticket_id, shop_id, words::distinct({*name}));
-    }
-}
-
-void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                       const std::string& tags_json, bool created) {
-    if (!created) {
-        delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
-    }
-    if (tags_json == "[]") {
-        return;  // the usual ticket: nothing to write
-    }
-    db.run(bound<Stmt::ticket_tags_add>(ticket_id, shop_id, tags_json),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-}
-
-void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
-                    const CustomerFields& c, bool created) {
-    if (!created) {
-        delete_by_id(db, Stmt::customer_words_clear, customer_id);
-    }
-    std::vector<std::string_view> texts;
-    for (const auto* field :
-         {&c.email, &c.phone_number, &c.first_name, &c.last_name, &c.full_name}) {
-        if (*field) {
-            texts.push_back(**field);
-        }
-    }
-    add_words(db, Stmt::customer_words_add, customer_id, shop_id, words::distinct(texts));
-}
-
-bool searched_fields_differ(const CustomerFields& a, const CustomerFields& b) {
-    return a.email != b.email || a.phone_number != b.phone_number || a.first_name != b.first_name ||
-           a.last_name != b.last_name || a.full_name != b.full_name;
-}
-
-void unindex_customer(Db& db, std::uint64_t customer_id) {
-    delete_by_id(db, Stmt::customer_words_clear, customer_id);
-}
-
-void erase_customer_words(Db& db, std::uint64_t customer_id) {
-    db.run(bound<Stmt::erase_customer_words>(customer_id, customer_id),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-}
-
-void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
-                         std::uint64_t through) {
-    db.run(bound<Stmt::erase_tickets_words>(customer_id, after, through),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-}
-
-unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch) {
-    return db.run(
-        bound<Stmt::erase_ticket_words>(ticket_id, batch),
-        [&](sql::PreparedStatement& st) { return static_cast<unsigned>(st.executeUpdate()); });
-}
 
 namespace {
 
@@ -183,11 +34,11 @@ std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& sour
 
 std::optional<std::vector<std::string>> rank_words(Db& db, std::uint64_t shop_id, Stmt count,
                                                    const std::vector<std::string>& words) {
-    const std::size_t counted = std::min(words.size(), kRankedWords);
+    const std::size_t counted = std::min(words.size(), search::Tuning::kRankedWords);
     std::vector<std::pair<std::uint64_t, std::size_t>> rows;  // (count, index in words)
     for (std::size_t i = 0; i < counted; ++i) {
         const SearchSource source{count, count, {words[i] + "%"}, {}, false};
-        const std::uint64_t n = count_rows(db, shop_id, source, search::PlanTuning::kRareRows);
+        const std::uint64_t n = count_rows(db, shop_id, source, search::Tuning::kRareRows);
         if (n == 0) {
             return std::nullopt;
         }
@@ -263,14 +114,16 @@ std::vector<std::uint64_t> having_every_word_by_seeks(Db& db, Stmt check, std::u
                                                       const std::vector<std::string>& words,
                                                       std::size_t needed) {
     std::vector<std::uint64_t> out;
-    for (std::size_t from = 0; from < ids.size() && out.size() < needed; from += kCheckedIds) {
+    for (std::size_t from = 0; from < ids.size() && out.size() < needed;
+         from += search::Tuning::kCheckedIds) {
         std::vector<std::uint64_t> left(
             ids.begin() + static_cast<std::ptrdiff_t>(from),
-            ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), from + kCheckedIds)));
+            ids.begin() + static_cast<std::ptrdiff_t>(
+                              std::min(ids.size(), from + search::Tuning::kCheckedIds)));
         // Few words first, then twice as many each time: most candidates leave at their first
         // missing word, so the seeks stay near (candidates x words they have), in about
         // log2(words) statements for those that have many.
-        std::size_t size = kFirstCheckedWords;
+        std::size_t size = search::Tuning::kFirstCheckedWords;
         for (std::size_t w = 0; w < words.size() && !left.empty(); w += size, size *= 2) {
             const std::vector<std::string> chunk(
                 words.begin() + static_cast<std::ptrdiff_t>(w),
@@ -301,8 +154,8 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
         if (left.empty()) {
             return left;
         }
-        const std::uint64_t bound =
-            std::min<std::uint64_t>(left.size() * kRangeRowsPerCandidate, kMostRangeRows);
+        const std::uint64_t bound = std::min<std::uint64_t>(
+            left.size() * search::Tuning::kRangeRowsPerCandidate, search::Tuning::kMostRangeRows);
         const std::vector<std::uint64_t> having =
             ids_of_word(db, checks.rows, shop_id, word, left.back(), left.front(), bound);
         if (having.size() > bound) {
@@ -335,7 +188,7 @@ std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_
     return db.run_positional(floor, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, before_id);
-        st.setUInt64(3, search::PlanTuning::kScanWindow - 1);
+        st.setUInt64(3, search::Tuning::kScanWindow - 1);
         ResultSetPtr rs(st.executeQuery());
         return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
     });
@@ -366,7 +219,7 @@ FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSo
 void walk_id_windows(
     std::uint64_t floor,
     const std::function<bool(std::uint64_t low, std::uint64_t high)>& read_window) {
-    std::uint64_t width = kFirstIdWindow;
+    std::uint64_t width = search::Tuning::kFirstIdWindow;
     for (std::uint64_t high = floor; high > 0;) {
         const std::uint64_t low = high > width ? high - width : 0;
         if (!read_window(low, high)) {
@@ -382,7 +235,8 @@ namespace {
 
 // One string_view: begin and end of the literal itself could name two copies of it (clang).
 constexpr std::string_view kWordFormsList = SUPPORTCRM_WORD_FORMS;
-static_assert(std::count(kWordFormsList.begin(), kWordFormsList.end(), '?') == kWordForms);
+static_assert(std::count(kWordFormsList.begin(), kWordFormsList.end(), '?') ==
+              search::Tuning::kWordForms);
 
 // The shop's words that `word` starts (its forms), one seek each, in order; nullopt when there
 // are more than kWordForms.
@@ -402,7 +256,7 @@ std::optional<std::vector<std::string>> word_forms(Db& db, Stmt next_form, std::
         if (!next) {
             return forms;
         }
-        if (forms.size() == kWordForms) {
+        if (forms.size() == search::Tuning::kWordForms) {
             return std::nullopt;
         }
         // The next form is at or above this one followed by '!': above it, since utf8mb4_bin
@@ -418,13 +272,13 @@ std::optional<std::vector<std::string>> word_forms(Db& db, Stmt next_form, std::
 std::vector<WindowedWord> windowed_words(Db& db, Stmt next_form, std::uint64_t shop_id,
                                          const std::vector<std::string>& words) {
     std::vector<WindowedWord> out;
-    for (std::size_t i = 0; i < words.size() && i < kIntersectedWords; ++i) {
+    for (std::size_t i = 0; i < words.size() && i < search::Tuning::kIntersectedWords; ++i) {
         const std::string& word = words[i];
         std::optional<std::vector<std::string>> forms = word_forms(db, next_form, shop_id, word);
         WindowedWord& w = out.emplace_back();
         w.pattern = forms ? word : word + "%";
         w.forms = forms && !forms->empty() ? std::move(*forms) : std::vector<std::string>{word};
-        w.forms.resize(kWordForms, w.forms.front());  // repeats match alike
+        w.forms.resize(search::Tuning::kWordForms, w.forms.front());  // repeats match alike
     }
     return out;
 }

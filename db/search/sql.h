@@ -1,6 +1,7 @@
 // The statements of extensions.md §E10 (filters and full-text search of GET /api/v1/tickets and
 // GET /api/v1/customers) and of the search data they read (sql/012: ticket_words,
-// customer_words). Included by db/statements.h and search_repo.cpp.
+// customer_words). Included by db/statements.h and the files of db/search/ and the repositories
+// that run them.
 #pragma once
 
 #include "db/columns.h"
@@ -84,7 +85,7 @@ namespace supportcrm {
 // 'word%', one of the two bound: IN, the server reads one exact range (shop, form, [low, high))
 // per form, where LIKE's one range from the first form to the last reads all the rows of the
 // forms between them whatever the window. So LIKE binds the word itself, no wildcard (one exact
-// range more), unless the word has more forms than the list holds (search_repo.h's
+// range more), unless the word has more forms than the list holds (reads.h's
 // kWordForms): then 'word%', and the list the word itself. Binds, for each word, shop, its
 // forms (repeated to fill the list), the pattern, low and high (bind_windowed_words); then
 // shop, the filters, the cursor's id and limit + 1.
@@ -94,7 +95,7 @@ namespace supportcrm {
     "AND (" w ".word IN " SUPPORTCRM_WORD_FORMS " OR " w ".word LIKE ?) "                          \
     "AND " w "." id " >= ? AND " w "." id " < ?)"
 // The first of the shop's words in `table` from a given word on (>=) that a word starts (binds
-// shop, the word to start at, the word): search_repo.cpp's word_forms, one seek each.
+// shop, the word to start at, the word): reads.cpp's word_forms, one seek each.
 #define SUPPORTCRM_NEXT_WORD_FORM(table)                                                           \
     "SELECT w.word FROM " table " w WHERE w.shop_id = ? AND w.word >= ? "                        \
     "AND w.word < CONCAT(?, _utf8mb4 X'F48FBFBF' COLLATE utf8mb4_bin) ORDER BY w.word LIMIT 1"
@@ -118,7 +119,7 @@ namespace supportcrm {
 
 namespace sql_text {
 
-// The ways to a page, the same rows (search_repo.cpp chooses; docs/performance.md, "Ways to a
+// The ways to a page, the same rows (db/search/plan.h chooses; docs/performance.md, "Ways to a
 // search page"):
 // `scan` walks the shop's tickets newest first from the cursor down to a floor id and checks
 // each (best when matches are many: a page fills after a few rows); the `by_*` statements
@@ -127,7 +128,7 @@ namespace sql_text {
 // with the tickets of two more words of q before any ticket row is read (the server probes a
 // few rare candidates, or materializes the other word's range), then sorted;
 // `in_window_by_*` do the same when they are all common, past the scan window, one window of
-// ticket ids at a time (SUPPORTCRM_ROWS_IN_WINDOW: search_repo.h's walk_id_windows walks the windows down
+// ticket ids at a time (SUPPORTCRM_ROWS_IN_WINDOW: reads.h's walk_id_windows walks the windows down
 // until the page is full);
 // `by_tag` those carrying a tag (ix_ticket_tags_shop_tag) and
 // `by_status` those whose HumanTicket has one of up to four statuses

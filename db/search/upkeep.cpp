@@ -1,0 +1,197 @@
+#include "db/search/upkeep.h"
+
+#include <string_view>
+#include <vector>
+
+#include "common/log.h"
+#include "common/words.h"
+#include "db/search/sql.h"
+#include "db/statement_params.h"
+
+namespace supportcrm::search {
+namespace {
+void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
+               const std::vector<std::string>& list) {
+    if (list.empty()) {
+        return;
+    }
+    db.run_positional(id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, owner);
+        st.setUInt64(2, shop_id);
+        st.setString(3, words::json_array(list));
+        st.executeUpdate();
+    });
+}
+
+void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
+    db.run_positional(id, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, owner);
+        st.executeUpdate();
+    });
+}
+
+// Whether `has_words` finds words under a new record's id.
+bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
+    return db.run_positional(has_words, [&](sql::PreparedStatement& st) {
+        st.setUInt64(1, id);
+        ResultSetPtr rs(st.executeQuery());
+        return rs->next() && rs->getBoolean(1);
+    });
+}
+
+void log_reused_id(const char* what, std::uint64_t id) {
+    log::warning(std::string("new ") + what + " " + std::to_string(id) +
+                 ": cleared the search rows of an earlier record with its id, left by a dump "
+                 "restored into the existing database (docs/operations.md, \"Backup and "
+                 "restore\")");
+}
+
+// A new ticket's (customer's) id, before its words and tags are written: words (and tags) under
+// it are an earlier record's, left by a restore into the existing database (issue 43:
+// AUTO_INCREMENT hands its ids out again), and go, so that they never describe the new record.
+// One plain read of the id's words, one seek (there are none but after such a restore).
+void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id) {
+    if (!id_has_words(db, Stmt::ticket_id_has_words, ticket_id)) {
+        return;  // always, but after such a restore
+    }
+    delete_by_id(db, Stmt::ticket_words_clear, ticket_id);
+    delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+    log_reused_id("ticket", ticket_id);
+}
+
+void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
+    if (!id_has_words(db, Stmt::customer_id_has_words, customer_id)) {
+        return;
+    }
+    delete_by_id(db, Stmt::customer_words_clear, customer_id);
+    log_reused_id("customer", customer_id);
+}
+
+// A new comment's words join its ticket's: those missing from `known` are written, with a list
+// row of their own keyed by comment_id (common/words.h, kKnownBytes).
+void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                         std::uint64_t comment_id, std::string_view text, std::string_view known) {
+    const std::vector<std::string> fresh = words::missing_from(known, words::distinct({text}));
+    if (fresh.empty()) {
+        return;  // every word has its row: no statement
+    }
+    const std::optional<std::string> listed = words::known_addition(known, fresh);
+    if (!listed) {  // the list is full: it stays as it is, the words are written each time
+        add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, fresh);
+        return;
+    }
+    // The words, and one new list row holding just them, keyed by the comment ("\x01<id>": no
+    // word starts with a control character, so no search range holds it). A new small row
+    // rather than the ticket's whole list rewritten: the rewrite of a ~700-byte row cost the
+    // server ~4 KB of redo and 40 % more CPU than this statement (docs/performance.md, "Known
+    // word lists").
+    // Words and lists hold only letters, digits and spaces: no JSON escaping needed.
+    std::string rows = "[";
+    for (const std::string& w : fresh) {
+        rows.append("{\"w\":\"").append(w).append("\"},");
+    }
+    rows.append("{\"w\":\"\\u0001")
+        .append(std::to_string(comment_id))
+        .append("\",\"k\":\"")
+        .append(*listed)
+        .append("\"}]");
+    db.run(bound<Stmt::ticket_words_add_comment_known>(ticket_id, shop_id, rows),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+}
+
+// A ticket's name, new (created: there is nothing to drop) or changed: the words only the old
+// name had go, the new name's join.
+void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::optional<std::string>& name, bool created) {
+    if (!created) {
+        delete_by_id(db, Stmt::ticket_words_drop_name, ticket_id);
+    }
+    if (name) {
+        add_words(db, Stmt::ticket_words_add_name, ticket_id, shop_id, words::distinct({*name}));
+    }
+}
+
+// A ticket's tags (conversations.tags, the JSON array it stores), new or changed: the `tag`
+// filter's index (ticket_tags) holds exactly them.
+void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
+                       const std::string& tags_json, bool created) {
+    if (!created) {
+        delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+    }
+    if (tags_json == "[]") {
+        return;  // the usual ticket: nothing to write
+    }
+    db.run(bound<Stmt::ticket_tags_add>(ticket_id, shop_id, tags_json),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+}
+
+// The customer's words become those of its searched fields; created: it had none.
+void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                    const CustomerFields& c, bool created) {
+    if (!created) {
+        delete_by_id(db, Stmt::customer_words_clear, customer_id);
+    }
+    std::vector<std::string_view> texts;
+    for (const auto* field :
+         {&c.email, &c.phone_number, &c.first_name, &c.last_name, &c.full_name}) {
+        if (*field) {
+            texts.push_back(**field);
+        }
+    }
+    add_words(db, Stmt::customer_words_add, customer_id, shop_id, words::distinct(texts));
+}
+
+}  // namespace
+
+void upkeep(Db& db, const TicketWrite& w) {
+    if (w.created) {
+        clear_reused_ticket_id(db, w.ticket_id);
+    }
+    if (w.name) {
+        index_ticket_name(db, w.shop_id, w.ticket_id, *w.name, w.created);
+    }
+    if (w.tags_json) {
+        index_ticket_tags(db, w.shop_id, w.ticket_id, *w.tags_json, w.created);
+    }
+}
+
+void upkeep(Db& db, const CommentWrite& w) {
+    index_comment_words(db, w.shop_id, w.ticket_id, w.comment_id, w.text, w.known);
+}
+
+void upkeep(Db& db, const CustomerWrite& w) {
+    if (w.unlisted) {
+        delete_by_id(db, Stmt::customer_words_clear, w.customer_id);
+        return;
+    }
+    if (w.created) {
+        clear_reused_customer_id(db, w.customer_id);
+    }
+    if (w.fields) {
+        index_customer(db, w.shop_id, w.customer_id, *w.fields, w.created);
+    }
+}
+
+bool searched_fields_differ(const CustomerFields& a, const CustomerFields& b) {
+    return a.email != b.email || a.phone_number != b.phone_number || a.first_name != b.first_name ||
+           a.last_name != b.last_name || a.full_name != b.full_name;
+}
+
+void erase_customer_words(Db& db, std::uint64_t customer_id) {
+    db.run(bound<Stmt::erase_customer_words>(customer_id, customer_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+}
+
+void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
+                         std::uint64_t through) {
+    db.run(bound<Stmt::erase_tickets_words>(customer_id, after, through),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+}
+
+unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch) {
+    return db.run(
+        bound<Stmt::erase_ticket_words>(ticket_id, batch),
+        [&](sql::PreparedStatement& st) { return static_cast<unsigned>(st.executeUpdate()); });
+}
+
+}  // namespace supportcrm::search
