@@ -8,6 +8,11 @@
 #include "common/time_util.h"
 
 namespace supportcrm {
+
+using key_rule::Check;
+using key_rule::Fact;
+using key_rule::Verdict;
+
 namespace {
 
 bool expired(const KeyTerms& terms, std::int64_t now_ms) {
@@ -20,24 +25,34 @@ rate_limit::Rate rate_of(const KeyTerms& terms) {
 
 }  // namespace
 
-Caller::State Caller::judge(bool shop_deleted) {
-    if (shop_deleted) {
-        return State::shop_deleted;
+Caller::Caller(std::string key_digest, unsigned scope)
+    : digest_(std::move(key_digest)), scope_(scope) {
+    facts_.set(Check::route, Fact::yes).set(Check::key_given, Fact::yes);
+    verdict_ = key_rule::judge(facts_);
+}
+
+Verdict Caller::settle() {
+    verdict_ = key_rule::judge(facts_);
+    if (verdict_.needs() && verdict_.check == Check::rate) {
+        if (rated() && !rate_) {
+            rate_ = rate_limit::take(rate_limit::host_slots(), terms_->id, rate_of(*terms_),
+                                     rate_limit::monotonic_us());
+        }
+        facts_.set(Check::rate, !rated() || rate_->allowed);
+        verdict_ = key_rule::judge(facts_);
     }
-    if (scope_ != 0 && (terms_->scopes & scope_) == 0) {
-        return State::lacks_scope;
-    }
-    if (rated() && !rate_) {
-        rate_ = rate_limit::take(rate_limit::host_slots(), terms_->id, rate_of(*terms_),
-                                 rate_limit::monotonic_us());
-    }
-    return rate_ && !rate_->allowed ? State::rate_limited : State::ok;
+    return verdict_;
+}
+
+void Caller::know_terms(std::int64_t now_ms) {
+    facts_.set(Check::not_expired, !expired(*terms_, now_ms));
+    facts_.set(Check::scope, scope_ == 0 || (terms_->scopes & scope_) != 0);
 }
 
 std::optional<Response> Caller::admit(Db& db, bool writes_in_statement) {
     const std::int64_t now = timeutil::now_ms();
-    std::optional<KeyTerms> cached = key_cache::fresh(digest_, now);
-    if (!cached) {
+    std::optional<key_cache::Seen> seen = key_cache::fresh(digest_, now);
+    if (!seen) {
         // A write must not run before the terms are known: read them with the key's own
         // statement (once a second per key and worker at most, while the key is in use).
         if (writes_in_statement && !resolve(db)) {
@@ -45,89 +60,96 @@ std::optional<Response> Caller::admit(Db& db, bool writes_in_statement) {
         }
         return std::nullopt;
     }
-    terms_ = cached;
-    if (expired(*terms_, now)) {
-        state_ = State::expired;  // a key-level refusal: its shop does not matter
-        return error();
-    }
-    if (scope_ != 0 && (terms_->scopes & scope_) == 0) {
-        // 404 for a deleted shop comes before 403: the key's own statement tells (an error path).
-        resolve(db);
-        return error();
-    }
-    if (rated()) {
-        rate_ = rate_limit::take(rate_limit::host_slots(), terms_->id, rate_of(*terms_),
-                                 rate_limit::monotonic_us());
-        if (!rate_->allowed) {
-            state_ = State::rate_limited;  // no statement for a request over its budget
-            return error();
+    // The key's row as this worker read it less than a second ago.
+    terms_ = seen->terms;
+    know_terms(now);
+    facts_.set(Check::key_known, Fact::yes).set(Check::shop_live, !seen->shop_deleted);
+    if (settle().refuses()) {
+        if (verdict_.check == Check::scope) {
+            // A 403 is an error path: the key's own statement confirms the key and its shop
+            // first (either would answer before the scope).
+            facts_.set(Check::key_known, Fact::unknown).set(Check::shop_live, Fact::unknown);
+            verdict_ = key_rule::judge(facts_);
+            resolve(db);
         }
+        return error();  // no statement for a request over its budget
     }
+    // Revocation is never cached: whether the key is known, and its shop, are for the request's
+    // statement to tell; the terms' verdicts (and the token taken) stand.
+    facts_.set(Check::key_known, Fact::unknown).set(Check::shop_live, Fact::unknown);
+    verdict_ = key_rule::judge(facts_);
     return std::nullopt;
 }
 
 const Shop* Caller::learn(const std::optional<Shop>& key) {
     if (!key) {
-        state_ = State::unknown_key;
+        facts_.set(Check::key_known, Fact::no);
+        settle();
         return nullptr;
     }
     shop_ = *key;
+    facts_.set(Check::key_known, Fact::yes).set(Check::shop_live, !key->deleted);
     if (key->key.known) {
         const std::int64_t now = timeutil::now_ms();
-        key_cache::remember(digest_, key->key, now);
+        key_cache::remember(digest_, {key->key, key->deleted}, now);
         terms_ = key->key;
-        state_ = expired(*terms_, now) ? State::expired : judge(key->deleted);
-    } else if (terms_) {
-        // A keyed write's row: the terms were judged by admit() before it ran.
-        state_ = judge(key->deleted);
-    } else {
-        state_ = key->deleted ? State::shop_deleted : State::ok;
+        know_terms(now);
+    } else if (!terms_) {
+        // A keyed write's row for a caller admit() never judged (admit() reads the terms before
+        // every keyed write): no terms limit the key.
+        facts_.set(Check::not_expired, Fact::yes).set(Check::scope, Fact::yes);
     }
-    return state_ == State::ok ? &shop_ : nullptr;
+    // (A keyed write's row otherwise: the terms were judged by admit() before it ran.)
+    return settle().goes_on() ? &shop_ : nullptr;
 }
 
 const Shop* Caller::resolve(Db& db) {
-    if (state_ == State::unresolved) {
+    if (verdict_.needs()) {
         return learn(find_shop_by_key_digest(db, digest_));
     }
-    return state_ == State::ok ? &shop_ : nullptr;
+    return verdict_.goes_on() ? &shop_ : nullptr;
 }
 
 std::optional<Response> Caller::error() const {
-    switch (state_) {
-        case State::unknown_key:
+    if (!verdict_.refuses()) {
+        return std::nullopt;
+    }
+    switch (verdict_.check) {
+        case Check::key_given:
+            return errors::missing_api_key();
+        case Check::key_known:
             return errors::invalid_api_key();
-        case State::expired:
+        case Check::not_expired:
             return errors::api_key_expired();
-        case State::shop_deleted:
+        case Check::shop_live:
             return errors::shop_not_found();
-        case State::lacks_scope:
+        case Check::scope:
             return errors::insufficient_scope(key_terms::scope_name(scope_));
-        case State::rate_limited:
+        case Check::rate:
             return errors::rate_limited(rate_ ? rate_->retry_after_s : 1);
-        case State::unresolved:
-        case State::ok:
+        case Check::route:  // dispatch's, before there is a caller
+        case Check::operation:
             break;
     }
     return std::nullopt;
 }
 
 const Shop& Caller::shop() const {
-    if (state_ != State::ok) {
+    if (!verdict_.goes_on()) {
         throw std::logic_error("Caller::shop() before the key was resolved");
     }
     return shop_;
 }
 
 std::optional<std::uint64_t> Caller::shop_id() const {
-    if (state_ != State::ok) {
+    if (!verdict_.goes_on()) {
         return std::nullopt;
     }
     return shop_.id;
 }
 
 void Caller::finish(Response& response, Db& db) {
-    if (!terms_ || state_ == State::unknown_key) {
+    if (!terms_ || facts_[Check::key_known] == Fact::no) {
         return;
     }
     if (rated()) {
@@ -142,7 +164,7 @@ void Caller::finish(Response& response, Db& db) {
         response.headers.emplace_back("RateLimit-Remaining", std::to_string(d.remaining));
         response.headers.emplace_back("RateLimit-Reset", std::to_string(d.reset_s));
     }
-    if (state_ == State::ok && key_cache::touch_due(terms_->id, timeutil::now_ms())) {
+    if (verdict_.goes_on() && key_cache::touch_due(terms_->id, timeutil::now_ms())) {
         touch_key(db, terms_->id);
     }
 }

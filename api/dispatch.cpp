@@ -8,6 +8,7 @@
 #include "api/api_error.h"
 #include "api/auth.h"
 #include "api/idempotency.h"
+#include "api/key_rule.h"
 #include "api/rerun_policy.h"
 #include "common/keys.h"
 #include "common/log.h"
@@ -27,7 +28,10 @@ Response run_handler(const RouteMatch& match, HandlerContext& ctx) {
     return match.handler(ctx);
 }
 
-// The answer to a keyed (or key-less) request once the route is known and the key read.
+// The answer to a keyed (or key-less) request once the route is known and the key read. The
+// key's checks answer before the operation's (api/key_rule.h, kOrder): admit() refuses what
+// this worker already knows of the key; the route's key mode says whether its facts come from
+// the key's own statement before the handler or from the handler's statement.
 Response answer(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes,
                 Caller& caller) {
     if (match.needs_key) {
@@ -51,8 +55,7 @@ Response answer(Request& request, Db& db, const RouteMatch& match, std::size_t m
         }
         response = run_handler(match, ctx);
     }
-    // The contract checks the key (401) and its shop (404) before anything the handler checks,
-    // and E12 the key's scope (403) and rate (429) after them. A handler that resolves the key
+    // Every check of the key comes before the operation's: a handler that resolves the key
     // inside its own statement checks what it can before that statement runs (path id, body,
     // fields, query) and may find no row; whatever it answers, the key's own error answers
     // instead. The key's statement runs here only if no statement of the handler settled it.
@@ -62,23 +65,33 @@ Response answer(Request& request, Db& db, const RouteMatch& match, std::size_t m
     return response;
 }
 
+// The first two checks of the key rule, the route and a key given; the rest are the Caller's.
+Response refusal_before_caller(const RouteMatch& match, key_rule::Check failed) {
+    if (failed == key_rule::Check::key_given) {
+        return errors::missing_api_key();
+    }
+    return match.kind == RouteMatch::Kind::method_not_allowed
+               ? errors::method_not_allowed(match.allow)
+               : errors::route_not_found();
+}
+
 Outcome dispatch(Request& request, Db& db, const RouteMatch& match, std::size_t max_body_bytes) {
     Outcome out;
-    if (match.kind == RouteMatch::Kind::not_found) {
-        out.response = errors::route_not_found();
-        return out;
+    key_rule::Facts facts;
+    facts.set(key_rule::Check::route, match.kind == RouteMatch::Kind::found);
+    std::optional<std::string_view> key;
+    if (!match.needs_key) {
+        facts.without_key();
+    } else if (match.kind == RouteMatch::Kind::found) {
+        key = api_key_of(request);
+        facts.set(key_rule::Check::key_given, key.has_value());
     }
-    if (match.kind == RouteMatch::Kind::method_not_allowed) {
-        out.response = errors::method_not_allowed(match.allow);
+    if (const key_rule::Verdict v = key_rule::judge(facts); v.refuses()) {
+        out.response = refusal_before_caller(match, v.check);
         return out;
     }
     Caller caller;
     if (match.needs_key) {
-        std::optional<std::string_view> key = api_key_of(request);
-        if (!key) {
-            out.response = errors::missing_api_key();
-            return out;
-        }
         caller = Caller(keys::digest_hex(*key), match.scope);
     }
     out.response = answer(request, db, match, max_body_bytes, caller);

@@ -11,7 +11,7 @@ constexpr std::size_t kMaxEntries = 4096;
 constexpr std::int64_t kTouchEveryMs = 60'000;
 
 struct Entry {
-    KeyTerms terms;
+    Seen seen;
     std::int64_t read_ms = 0;
 };
 
@@ -27,21 +27,21 @@ std::unordered_map<std::uint64_t, std::int64_t>& touched() {
 
 }  // namespace
 
-std::optional<KeyTerms> fresh(const std::string& digest, std::int64_t now_ms) {
+std::optional<Seen> fresh(const std::string& digest, std::int64_t now_ms) {
     auto it = entries().find(digest);
     if (it == entries().end() || now_ms - it->second.read_ms >= kFreshMs ||
         now_ms < it->second.read_ms) {
         return std::nullopt;
     }
-    return it->second.terms;
+    return it->second.seen;
 }
 
-void remember(const std::string& digest, const KeyTerms& terms, std::int64_t now_ms) {
+void remember(const std::string& digest, const Seen& seen, std::int64_t now_ms) {
     auto& map = entries();
     if (map.size() >= kMaxEntries && map.find(digest) == map.end()) {
         map.clear();
     }
-    map[digest] = Entry{terms, now_ms};
+    map[digest] = Entry{seen, now_ms};
 }
 
 bool touch_due(std::uint64_t key_id, std::int64_t now_ms) {

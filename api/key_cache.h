@@ -17,11 +17,19 @@ namespace supportcrm::key_cache {
 
 constexpr std::int64_t kFreshMs = 1000;
 
-// The terms of the key with this digest read at most kFreshMs before now_ms.
-std::optional<KeyTerms> fresh(const std::string& digest, std::int64_t now_ms);
+// What the key's row said: its terms, and whether its shop is deleted (a shop is never
+// restored, so a deleted one stays deleted). With it admit() answers a deleted shop's key 404
+// before its scope or rate (api/key_rule.h: shop_live comes before both).
+struct Seen {
+    KeyTerms terms;
+    bool shop_deleted = false;
+};
 
-// Terms just read from the key's row.
-void remember(const std::string& digest, const KeyTerms& terms, std::int64_t now_ms);
+// What the key with this digest's row said at most kFreshMs before now_ms.
+std::optional<Seen> fresh(const std::string& digest, std::int64_t now_ms);
+
+// What the key's row just said.
+void remember(const std::string& digest, const Seen& seen, std::int64_t now_ms);
 
 // Whether this worker should write the key's lastUsedAt now: true at most once a minute per key
 // (and the statement itself writes the row at most once a minute, whichever worker runs it).

@@ -19,7 +19,8 @@ struct RouteMatch {
     // from the route table's own column; 0 for a route without a key.
     unsigned scope = 0;
     // The handler resolves the key itself, inside its own statement (api/caller.h);
-    // otherwise the key is resolved before the handler runs.
+    // otherwise the key is resolved before the handler runs. Either way the key's checks
+    // answer in api/key_rule.h's order.
     bool key_in_statement = false;
     std::string_view path_id;  // the {name} segment (points into the matched path)
     std::string_view id_name;  // its name ("ticketId"); empty for a route without a path id

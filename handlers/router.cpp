@@ -19,6 +19,10 @@ struct Route {
     const char* pattern;  // "{name}" matches any one segment, even an empty one: the path id
     unsigned scope;       // the key's scope the route needs (kRead ... kErase, kNoKey)
     Handler handler;
+    // Where the key's facts (api/key_rule.h, kOrder: key known .. rate) come from, never in
+    // which order they count: `none`, a route without a key (no key check applies);
+    // `resolved_first`, the key's own statement before the handler; `in_statement`, the
+    // handler's keyed statement (its row, or the key's own statement when it found none).
     enum Key { none, resolved_first, in_statement } key;
     // Which of the master's timers bounds a request on it: request-terminate-timeout, or
     // stream-terminate-timeout for an answer that is long by nature (an export's whole

@@ -360,6 +360,24 @@ TEST(KeyRate, OverTheRateIs429WithRetryAfterAndHeadersOnEveryAnswer) {
     EXPECT_EQ(refused.header("RateLimit-Limit"), "100");
 }
 
+// api/key_rule.h: the shop comes before the rate. A worker that has just answered a deleted
+// shop's key 404 keeps the key's terms for a second (api/key_cache.h); before it kept the
+// shop's `deleted` too, the next request of that key there took a token from those terms and,
+// over the rate, answered 429.
+TEST(KeyRate, ADeletedShopsKeyIs404AlsoOverItsRate) {
+    const Fixture f = fixture();
+    const Key key = make_key(f.shop.domain, {"--rate", "1/m"});
+    const std::string path = "/api/v1/customers/" + std::to_string(f.customer_id);
+    ASSERT_TRUE(it::is_success(it::http_on(0, "GET", path, {{"x-api-key", key.secret}}), 200));
+    it::admin({"shop", "delete", "--domain", f.shop.domain});
+    // Past the workers' copies of the live shop (kFreshMs), so none of them can answer from one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    for (int i = 0; i < 12; ++i) {
+        HttpResponse r = it::http_on(0, "GET", path, {{"x-api-key", key.secret}});
+        EXPECT_TRUE(it::is_error(r, 404, "shop_not_found", "Shop not found")) << i;
+    }
+}
+
 TEST(KeyList, ShowsTermsAndLastUsedAt) {
     const Fixture f = fixture();
     const Key key = make_key(f.shop.domain, {"--label", "reports", "--scopes", "read,export",

@@ -151,3 +151,34 @@ TEST(Caller, ARatedKeyTakesOneTokenPerRequestAndIsRefusedOverIt) {
     ASSERT_TRUE(is_error(refused, 429, "rate_limited"));
     EXPECT_TRUE(has_header(*refused, "Retry-After", "30"));
 }
+
+// api/key_cache.h keeps whether the key's shop is deleted: within the cache's second, admit()
+// answers a deleted shop's key 404 from it, never 429 (or 403), and runs no statement.
+TEST(Caller, ACachedDeletedShopIs404BeforeTheRateAndTheScope) {
+    Shop s = keyed_shop(1005, kRead, /*deleted=*/true);
+    s.key.rate_count = 1;
+    s.key.rate_period_s = 60;
+    Caller first("digest-deleted-rated", kRead);
+    EXPECT_EQ(first.learn(s), nullptr);
+    EXPECT_TRUE(is_error(first.error(), 404, "shop_not_found"));
+    Db unconnected{DbSettings{}};  // would throw if admit() ran the key's statement
+    for (int i = 0; i < 3; ++i) {
+        Caller again("digest-deleted-rated", kRead);
+        EXPECT_TRUE(
+            is_error(again.admit(unconnected, /*writes_in_statement=*/true), 404, "shop_not_found"))
+            << i;
+        Caller writer("digest-deleted-rated", kWrite);  // lacks the scope too
+        EXPECT_TRUE(is_error(writer.admit(unconnected, true), 404, "shop_not_found")) << i;
+    }
+}
+
+TEST(Caller, ACachedLiveKeyOverItsRateIs429WithoutAStatement) {
+    Shop s = keyed_shop(1006, kRead);
+    s.key.rate_count = 1;
+    s.key.rate_period_s = 60;
+    Caller first("digest-live-rated", kRead);
+    ASSERT_NE(first.learn(s), nullptr);  // the one token
+    Db unconnected{DbSettings{}};
+    Caller over("digest-live-rated", kRead);
+    EXPECT_TRUE(is_error(over.admit(unconnected, false), 429, "rate_limited"));
+}
