@@ -70,11 +70,11 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_AUTH_STATEMENTS(S)                                                              \
-    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH) \
+    S(shop_by_key_hash, (Key), "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH) \
     /* lastUsedAt (extensions.md §E12), outside any transaction of the request: the row is */     \
     /* written at most once a minute whichever worker runs this, and a row lock held elsewhere */  \
     /* (a rotation, a revocation) is not waited for: the touch is skipped, the request goes on. */ \
-    S(key_touch,                                                                                   \
+    S(key_touch, (Id),                                                                                   \
       "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "                                            \
       "UPDATE api_keys SET last_used_at = UTC_TIMESTAMP() WHERE id = ? AND "                       \
       "(last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 1 MINUTE)")

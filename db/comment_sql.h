@@ -69,7 +69,7 @@ namespace sql_text {
     /* comment and an erasure are ordered by that row (its lock; on Galera, certification), so */  \
     /* a comment either commits before the erasure's first transaction (and its batches scrub */   \
     /* it) or finds the customer erased (410). */                                                  \
-    S(conversation_touch,                                                                          \
+    S(conversation_touch, (Text, Text, Bool, Time, Text, Id, Key),                                                                          \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
       "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \
       "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
@@ -85,14 +85,14 @@ namespace sql_text {
     /* same touch without the HumanTicket. It still changes two tables (the customer's */          \
     /* attach_seq), so MariaDB collects the second one's rows in a temporary table */              \
     /* (Created_tmp_tables +1 per comment: docs/performance.md, "Two-table UPDATEs"). */           \
-    S(conversation_touch_by_shop,                                                                  \
+    S(conversation_touch_by_shop, (Text, Text, Time, Id, Key),                                                                  \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
       "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \
       "SET c.last_message = ?, c.last_message_time = ?, cu.attach_seq = cu.attach_seq + 1, "       \
       "c.updated_at = ?, "                                                                         \
       "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
-    S(message_insert,                                                                              \
+    S(message_insert, (Text, Text, OptText, Bool, OptText, OptText, Text, OptText, Text, Time, Id, Id),                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
@@ -100,22 +100,22 @@ namespace sql_text {
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
       "@supportcrm_reopened AS reop, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') "           \
       "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw")                   \
-    S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
+    S(comments_of_ticket, (Id, Key), SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
     /* ix_messages_conversation_time that starts at the cursor (the OR alone is read from the */   \
     /* ticket's first comment on). */                                                              \
-    S(comments_page_first, SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
-    S(comments_page_after,                                                                         \
+    S(comments_page_first, (Id, Key, Id), SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
+    S(comments_page_after, (Id, Time, Time, Id, Key, Id),                                                                         \
       SUPPORTCRM_COMMENTS_OF_TICKET(                                                               \
       "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
     /* A comment's touch matched nothing: is the ticket the key's shop's, its customer erased? */ \
-    S(ticket_customer_erased,                                                                      \
+    S(ticket_customer_erased, (Id, Key),                                                                      \
       "SELECT 1 FROM conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "         \
       "JOIN customers cu ON cu.id = c.customer_id "                                                \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND cu.erased_at IS NOT NULL")                  \
     /* No comment rows: does the ticket exist in the shop, and whose is it? */                     \
-    S(ticket_customer,                                                                             \
+    S(ticket_customer, (Id, Id),                                                                             \
       "SELECT " SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS " FROM conversations c "                           \
       "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")
 SUPPORTCRM_COMMENT_STATEMENTS(SUPPORTCRM_SQL_TEXT)

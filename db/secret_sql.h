@@ -11,7 +11,7 @@ namespace sql_text {
 // The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
 #define SUPPORTCRM_SECRET_STATEMENTS(S)                                                            \
-    S(installation_secret, "SELECT secret FROM installation_secrets WHERE name = 'cursor'")
+    S(installation_secret, (), "SELECT secret FROM installation_secrets WHERE name = 'cursor'")
 SUPPORTCRM_SECRET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
 
 }  // namespace sql_text

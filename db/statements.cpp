@@ -11,9 +11,20 @@
 
 #include "common/time_util.h"
 #include "db/db.h"
+#include "db/statement_params.h"
 #include "db/statement_table.h"
 
 namespace supportcrm {
+
+// Every statement has as many placeholders as it declares parameters: what makes bound<>()'s
+// checks of count and order hold for the SQL too.
+// clang-format off
+#define SUPPORTCRM_CHECK_PLACEHOLDERS(name, params, ...)                                    \
+    static_assert(statement_text::placeholders(__VA_ARGS__) == param::of::name::count,      \
+                  #name ": its SQL has another number of ? than the parameters it declares");
+SUPPORTCRM_STATEMENTS(SUPPORTCRM_CHECK_PLACEHOLDERS)
+#undef SUPPORTCRM_CHECK_PLACEHOLDERS
+// clang-format on
 
 std::size_t Db::statement_count() {
     return kStatementCount;
@@ -21,6 +32,10 @@ std::size_t Db::statement_count() {
 
 const char* Db::name(Stmt id) {
     return statement_spec(id).name;
+}
+
+bool Db::positional(Stmt id) {
+    return is_positional(id);
 }
 
 bool Db::writes(Stmt id) {
@@ -72,7 +87,7 @@ void Db::prepare_all() {
 
 const std::string& Db::cursor_secret() {
     if (cursor_secret_.empty()) {
-        cursor_secret_ = run(Stmt::installation_secret, [](sql::PreparedStatement& st) {
+        cursor_secret_ = run(bound<Stmt::installation_secret>(), [](sql::PreparedStatement& st) {
             ResultSetPtr rs(st.executeQuery());
             if (!rs->next()) {
                 throw std::runtime_error(

@@ -29,7 +29,7 @@ namespace supportcrm {
 // (docs/performance.md, "The statements' shapes", tells why they look as they do).
 // clang-format off
 #define SUPPORTCRM_STATEMENTS(S)          \
-    S(ping, "SELECT 1")                   \
+    S(ping, (), "SELECT 1")                   \
     SUPPORTCRM_AUTH_STATEMENTS(S)         \
     SUPPORTCRM_CUSTOMER_STATEMENTS(S)     \
     SUPPORTCRM_ERASURE_STATEMENTS(S)      \
