@@ -97,19 +97,6 @@ InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) 
     return out;
 }
 
-Keyed<bool> ticket_exists_for_key(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
-    return db.run(bound<Stmt::ticket_exists_keyed>(ticket_id, KeyDigest(key_digest)),
-                  [&](sql::PreparedStatement& st) {
-                      ResultSetPtr rs(st.executeQuery());
-                      Keyed<bool> found;
-                      if (rs->next()) {
-                          found.key = read_keyed_shop(*rs, ColumnRun{2, kKeyColumns});
-                          found.value = !rs->isNull(1);
-                      }
-                      return found;
-                  });
-}
-
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
     return db.run(bound<Stmt::ticket_detail>(ticket_id, KeyDigest(key_digest)),
                   [&](sql::PreparedStatement& st) {

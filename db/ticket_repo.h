@@ -138,8 +138,6 @@ std::uint64_t open_human_ticket(Db& db, std::uint64_t shop_id, std::uint64_t tic
 // The ticket with the key's shop, in one statement. Neither key nor value when no row came back
 // (an unknown key or no such ticket in a live shop): resolve the key, then 404.
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
-// Whether the ticket is the key's shop's, with the key's shop (no key: no row).
-Keyed<bool> ticket_exists_for_key(Db& db, const std::string& key_digest, std::uint64_t ticket_id);
 
 // GET /api/v1/customers/{id}/export (extensions.md §E9): up to `rows` ids of the customer's
 // tickets above `after_id`, ascending.

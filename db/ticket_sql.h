@@ -78,8 +78,6 @@ namespace sql_text {
       "VALUES (?, ?, 'OPEN', ?) RETURNING id")                                                     \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
     /* No row: resolve the key, then 404. */                                                       \
-    K(ticket_exists_keyed, (Id), "c.id",                                                           \
-      "LEFT JOIN conversations c ON c.id = ? AND c.shop_id = ks.id", "")                          \
     K(ticket_detail, (Id),                                                                         \
       "c.id, c.channel, c.name, "                                                                  \
       SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                 \
