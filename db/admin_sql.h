@@ -17,9 +17,10 @@ namespace supportcrm {
     "k.revoked_at IS NOT NULL AS revoked, k.rate_count, k.rate_period"
 
 namespace sql_text {
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_ADMIN_STATEMENTS(S)                                                             \
+#define SUPPORTCRM_ADMIN_STATEMENTS(S, K)                                                          \
     S(brand_insert, (Text, Time), "INSERT INTO brands (name, created_at) VALUES (?, ?) RETURNING id")            \
     S(brand_exists, (Id), "SELECT id FROM brands WHERE id = ?")                                          \
     S(shop_insert, (Text, OptId, Time), "INSERT INTO shops (domain, brand_id, created_at) VALUES (?, ?, ?) RETURNING id") \
@@ -50,7 +51,7 @@ namespace sql_text {
     S(user_insert, (Id, Text, OptText, OptText, OptText, Time),                                                                                 \
       "INSERT INTO users (shop_id, email, first_name, last_name, full_name, created_at) "          \
       "VALUES (?, ?, ?, ?, ?, ?) RETURNING id")
-SUPPORTCRM_ADMIN_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_ADMIN_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -122,6 +122,25 @@ using OptId = Optional<Id, std::uint64_t, sql::DataType::BIGINT>;
 using OptUInt = Optional<UInt, unsigned, sql::DataType::INTEGER>;
 using OptInt64 = Optional<Int64, std::int64_t, sql::DataType::BIGINT>;
 
+// The number of placeholders (?) in a statement's text, outside quoted strings ('...', "...",
+// a backslash or a doubled quote escaping) and quoted names (`...`).
+constexpr std::size_t placeholders(std::string_view sql) {
+    std::size_t n = 0;
+    char quote = 0;  // the quote we are inside of, or 0
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+        const char c = sql[i];
+        if (quote == 0) {
+            n += c == '?';
+            quote = c == '\'' || c == '"' || c == '`' ? c : 0;
+        } else if (c == '\\' && quote != '`') {
+            ++i;  // the escaped character
+        } else if (c == quote) {
+            quote = 0;  // a doubled quote closes and reopens: the same count
+        }
+    }
+    return n;
+}
+
 // A statement's parameter list.
 template <typename... P>
 struct List {

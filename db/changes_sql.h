@@ -14,7 +14,7 @@ namespace supportcrm {
 // clang-format off
 
 namespace sql_text {
-#define SUPPORTCRM_CHANGES_STATEMENTS(S)                                                           \
+#define SUPPORTCRM_CHANGES_STATEMENTS(S, K)                                                        \
     /* Whether the shop has committed events not numbered yet (a consistent read: an event */     \
     /* committing meanwhile is found by the next call). ux_webhook_events_shop_seq: one lookup. */ \
     S(changes_unnumbered, (Id),                                                                          \
@@ -64,7 +64,7 @@ namespace sql_text {
       "WHERE shop_id = ? AND feed_at >= ? "                                                        \
       "ORDER BY feed_at, seq LIMIT 1)) AS first, "                                                 \
       "(SELECT COALESCE(MAX(seq), 0) FROM webhook_events WHERE shop_id = ?) AS last")
-SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 }  // namespace sql_text
 
 // clang-format on

@@ -44,9 +44,10 @@ namespace sql_text {
     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers s "                                  \
     "JOIN customers c ON c.id = COALESCE(s.merged_into, s.id) WHERE s.shop_id = ? AND " key
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_CUSTOMER_STATEMENTS(S)                                                          \
+#define SUPPORTCRM_CUSTOMER_STATEMENTS(S, K)                                                       \
     S(customer_insert, (OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, Time, Key),                                                                             \
       "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "    \
       "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "     \
@@ -54,10 +55,8 @@ namespace sql_text {
       "SELECT ks.id, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM " SUPPORTCRM_KEY_TABLES     \
       " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                                 \
       "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id) AS domain") \
-    S(customer_by_id, (Id, Key),                                                                              \
-      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS                            \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH)      \
+    K(customer_by_id, (Id), SUPPORTCRM_CUSTOMER_COLUMNS,                                          \
+      "LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id", "")                               \
     S(customer_by_email_key, (Id, Text), SUPPORTCRM_CUSTOMER_BY_KEY("s.email_key = LOWER(?)"))                \
     S(customer_by_phone_key, (Id, Text), SUPPORTCRM_CUSTOMER_BY_KEY("s.phone_key = ?"))                        \
     S(customers_page, (Id, Id, Id), SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
@@ -126,7 +125,7 @@ namespace sql_text {
     S(customer_merge_counts, (Id, Id),                                                                       \
       "SELECT (SELECT COUNT(*) FROM conversations WHERE customer_id = ?), "                        \
       "(SELECT COUNT(*) FROM surveys WHERE customer_id = ?)")
-SUPPORTCRM_CUSTOMER_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_CUSTOMER_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -35,7 +35,7 @@ namespace supportcrm {
     "ON m.conversation_id = t.id WHERE t.customer_id = ?)"
 
 namespace sql_text {
-#define SUPPORTCRM_ERASURE_STATEMENTS(S)                                                           \
+#define SUPPORTCRM_ERASURE_STATEMENTS(S, K)                                                        \
     /* The first transaction: the live customer of the shop only (a merged or erased one, or */   \
     /* another shop's, matches nothing: the caller reads why). */                                   \
     S(customer_erase, (Text, Id, Id),                                                                              \
@@ -146,7 +146,7 @@ namespace sql_text {
       "(SELECT COUNT(*) FROM conversations t STRAIGHT_JOIN messages m "                            \
       "ON m.conversation_id = t.id WHERE t.customer_id = ?), "                                     \
       "(SELECT COUNT(*) FROM surveys WHERE customer_id = ?)")
-SUPPORTCRM_ERASURE_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_ERASURE_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 }  // namespace sql_text
 
 // clang-format on

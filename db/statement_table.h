@@ -44,25 +44,6 @@ constexpr bool writes_or_selects(std::string_view sql) {
     return writes(sql) || starts_with(proper(sql), "SELECT");
 }
 
-// The number of placeholders (?) in a statement's text, outside quoted strings ('...', "...",
-// a backslash or a doubled quote escaping) and quoted names (`...`).
-constexpr std::size_t placeholders(std::string_view sql) {
-    std::size_t n = 0;
-    char quote = 0;  // the quote we are inside of, or 0
-    for (std::size_t i = 0; i < sql.size(); ++i) {
-        const char c = sql[i];
-        if (quote == 0) {
-            n += c == '?';
-            quote = c == '\'' || c == '"' || c == '`' ? c : 0;
-        } else if (c == '\\' && quote != '`') {
-            ++i;  // the escaped character
-        } else if (c == quote) {
-            quote = 0;  // a doubled quote closes and reopens: the same count
-        }
-    }
-    return n;
-}
-
 }  // namespace statement_text
 
 struct StatementSpec {
@@ -73,8 +54,10 @@ struct StatementSpec {
 
 // clang-format off
 #define SUPPORTCRM_STMT_SPEC(name, params, ...) StatementSpec{#name, __VA_ARGS__, statement_text::writes(__VA_ARGS__)},
-inline constexpr StatementSpec kStatements[] = {SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_SPEC)};
+#define SUPPORTCRM_KEYED_SPEC(name, params, columns, joins, tail) StatementSpec{#name, SUPPORTCRM_KEYED_SQL(columns, joins, tail), false},
+inline constexpr StatementSpec kStatements[] = {SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_SPEC, SUPPORTCRM_KEYED_SPEC)};
 #undef SUPPORTCRM_STMT_SPEC
+#undef SUPPORTCRM_KEYED_SPEC
 // clang-format on
 static_assert(std::size(kStatements) == kStatementCount);
 

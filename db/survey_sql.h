@@ -65,9 +65,10 @@ namespace supportcrm {
 #define SUPPORTCRM_BRAND_SHOPS "SELECT id FROM shops WHERE brand_id = ? AND deleted_at IS NULL"
 
 namespace sql_text {
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_SURVEY_STATEMENTS(S)                                                            \
+#define SUPPORTCRM_SURVEY_STATEMENTS(S, K)                                                         \
     S(survey_conversation, (Id, Id),                                                                         \
       "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS ", c.channel, c.assigned_to FROM conversations c " \
       "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ? "               \
@@ -106,13 +107,12 @@ namespace sql_text {
     /* evaluated once, the key's shop is a constant table), then the key's shop. No rows (an */    \
     /* unknown key, an empty window, a page past the end): the caller resolves the key and falls */ \
     /* back to csat_page_shop + csat_stats_shop (docs/performance.md, "The statements' shapes"). */ \
-    S(csat_page_for_key, (Text, Text, Text, Text, Time, Time, Key, Id, Id),                                                                           \
-      "SELECT " SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS                   \
-      ", " SUPPORTCRM_RAW_COUNTS ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES        \
-      " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "                                     \
+    K(csat_page_for_key, (Text, Text, Text, Text, Time, Time, Id, Id),                            \
+      SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS ", " SUPPORTCRM_RAW_COUNTS,  \
+      "JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "                                      \
       "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "                                     \
-      "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH                     \
-      " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                   \
+      "JOIN customers cu ON cu.id = s.customer_id",                                                \
+      "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                    \
     /* Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are */   \
     /* sorted as a whole. */                                                                       \
     S(csat_page_brand, (Id, Time, Time, Id, Id),                                                                             \
@@ -171,7 +171,7 @@ namespace sql_text {
       "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "             \
       "WHERE s.customer_id = ? AND s.created_at >= ? AND (s.created_at > ? OR s.id > ?) "          \
       "ORDER BY s.created_at, s.id LIMIT ?")
-SUPPORTCRM_SURVEY_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_SURVEY_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -44,9 +44,10 @@ namespace sql_text {
     "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? " filter \
     " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_TICKET_STATEMENTS(S)                                                            \
+#define SUPPORTCRM_TICKET_STATEMENTS(S, K)                                                         \
     /* A merged customer (extensions.md E9) takes no new ticket: it is not found; an erased */    \
     /* one answers whether it is (410: the ticket would attach personal data to it). */            \
     S(customer_exists, (Id, Id),                                                                             \
@@ -77,18 +78,15 @@ namespace sql_text {
       "VALUES (?, ?, 'OPEN', ?) RETURNING id")                                                     \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
     /* No row: resolve the key, then 404. */                                                       \
-    S(ticket_detail, (Id, Key),                                                                               \
-      "SELECT c.id, c.channel, c.name, "                                                           \
+    K(ticket_detail, (Id),                                                                         \
+      "c.id, c.channel, c.name, "                                                                  \
       SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                 \
       SUPPORTCRM_PERSON_COLUMNS("u") ", "                                                          \
-      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, cu.version, "                                 \
-      SUPPORTCRM_KEY_COLUMNS                                                                       \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                   \
+      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, cu.version",                                  \
+      "JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                    \
       "JOIN customers cu ON cu.id = c.customer_id "                                                \
       "LEFT JOIN users u ON u.id = c.assigned_to "                                                 \
-      "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
-      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
+      "LEFT JOIN human_tickets h ON h.conversation_id = c.id", "")                                 \
     S(tickets_page, (Id, Id, Id), SUPPORTCRM_TICKET_PAGE(""))                                                    \
     S(tickets_page_customer, (Id, Id, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
     S(tickets_page_since, (Id, Time, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
@@ -97,15 +95,12 @@ namespace sql_text {
     /* with its version and the key's shop, and whether the body's assigned_to (bound first; */   \
     /* NULL when not given) is a user of the shop, in one round trip; no row as for */            \
     /* ticket_detail. Not a locking read: the write checks the version itself. */                 \
-    S(ticket_for_patch, (OptId, Id, Key),                                                                            \
-      "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                \
+    K(ticket_for_patch, (OptId, Id),                                                               \
+      SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                          \
       "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "                \
-      "(SELECT cu.version FROM customers cu WHERE cu.id = t.customer_id) AS cv, "                  \
-      SUPPORTCRM_KEY_COLUMNS                                                                       \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                   \
-      "LEFT JOIN human_tickets h ON h.conversation_id = t.id "                                     \
-      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
+      "(SELECT cu.version FROM customers cu WHERE cu.id = t.customer_id) AS cv",                  \
+      "JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                    \
+      "LEFT JOIN human_tickets h ON h.conversation_id = t.id", "")                                 \
     /* The write, and the version check that makes it atomic: it matches no row once another */   \
     /* change has taken the version the read saw. The HumanTicket, when there is one, changes */  \
     /* in the same statement (the LEFT JOIN leaves a missing one alone). */                       \
@@ -120,7 +115,7 @@ namespace sql_text {
     /* ascending, in keyset chunks along ix_conversations_customer (customer_id, then id). */      \
     S(customer_export_ticket_ids, (Id, Id, Id),                                                                  \
       "SELECT id FROM conversations WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?")
-SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

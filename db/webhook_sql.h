@@ -9,9 +9,10 @@ namespace supportcrm {
 // clang-format off
 
 namespace sql_text {
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_WEBHOOK_STATEMENTS(S)                                                           \
+#define SUPPORTCRM_WEBHOOK_STATEMENTS(S, K)                                                        \
     /* The API's one webhook statement: an event in the outbox, inside the write's transaction, */ \
     /* written when the shop's webhook_events bit for it is set (customers: a trigger, sql/006): */ \
     /* since the changes feed (E11, sql/013) every bit of every shop. */                           \
@@ -109,7 +110,7 @@ namespace sql_text {
       "WHERE status = 0 AND next_attempt_at <= UTC_TIMESTAMP(3)) + "                               \
       "(SELECT COUNT(*) FROM webhook_events WHERE fanned_out = 0)")                                \
     S(webhook_outcome_counts, (), "SELECT outcome, attempts FROM webhook_outcome_counts")
-SUPPORTCRM_WEBHOOK_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_WEBHOOK_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

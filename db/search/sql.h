@@ -139,7 +139,7 @@ namespace sql_text {
 // their own values first (word: shop and 'word%' three times, the starting word's first; tag:
 // shop and the tag; status: shop and four statuses), then shop, the filters, the cursor's id
 // and limit + 1.
-#define SUPPORTCRM_SEARCH_STATEMENTS(S)                                                            \
+#define SUPPORTCRM_SEARCH_STATEMENTS(S, K)                                                         \
     S(tickets_filtered_scan, (Positional<18>),                                                                       \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? "             \
       "AND t.id >= ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")        \
@@ -349,7 +349,7 @@ namespace sql_text {
       "WHERE t.customer_id = ? AND t.id > ? AND t.id <= ?")                                        \
     S(erase_ticket_words, (Id, UInt),                                                                          \
       "DELETE FROM ticket_words WHERE conversation_id = ? LIMIT ?")
-SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 }  // namespace sql_text
 
 // clang-format on
