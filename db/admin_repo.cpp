@@ -7,7 +7,7 @@
 #include "common/text.h"
 #include "common/time_util.h"
 #include "db/admin_sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 namespace {
@@ -25,18 +25,14 @@ std::uint64_t returned_id(sql::PreparedStatement& st) {
 }  // namespace
 
 std::uint64_t create_brand(Db& db, const std::string& name) {
-    return db.run(Stmt::brand_insert, [&](sql::PreparedStatement& st) {
-        st.setString(1, name);
-        st.setString(2, now_db());
-        return returned_id(st);
-    });
+    return db.run(bound<Stmt::brand_insert>(name, now_db()),
+                  [&](sql::PreparedStatement& st) { return returned_id(st); });
 }
 
 std::uint64_t create_shop(Db& db, const std::string& domain,
                           std::optional<std::uint64_t> brand_id) {
     if (brand_id) {
-        bool exists = db.run(Stmt::brand_exists, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, *brand_id);
+        bool exists = db.run(bound<Stmt::brand_exists>(*brand_id), [&](sql::PreparedStatement& st) {
             ResultSetPtr rs(st.executeQuery());
             return rs->next();
         });
@@ -45,27 +41,22 @@ std::uint64_t create_shop(Db& db, const std::string& domain,
         }
     }
     try {
-        return db.run(Stmt::shop_insert, [&](sql::PreparedStatement& st) {
-            st.setString(1, domain);
-            bind_optional(st, 2, brand_id);
-            st.setString(3, now_db());
-            return returned_id(st);
-        });
+        return db.run(bound<Stmt::shop_insert>(domain, brand_id, now_db()),
+                      [&](sql::PreparedStatement& st) { return returned_id(st); });
     } catch (const UniqueViolation&) {
         throw AdminError("a shop with domain " + domain + " exists already");
     }
 }
 
 Shop live_shop(Db& db, const std::string& domain) {
-    auto shop =
-        db.run(Stmt::shop_by_domain, [&](sql::PreparedStatement& st) -> std::optional<Shop> {
-            st.setString(1, domain);
-            ResultSetPtr rs(st.executeQuery());
-            if (!rs->next()) {
-                return std::nullopt;
-            }
-            return read_shop(*rs, layout::shop_by_domain::shop);
-        });
+    auto shop = db.run(bound<Stmt::shop_by_domain>(domain),
+                       [&](sql::PreparedStatement& st) -> std::optional<Shop> {
+                           ResultSetPtr rs(st.executeQuery());
+                           if (!rs->next()) {
+                               return std::nullopt;
+                           }
+                           return read_shop(*rs, layout::shop_by_domain::shop);
+                       });
     if (!shop || shop->deleted) {
         throw AdminError("no shop with domain " + domain);
     }
@@ -74,11 +65,8 @@ Shop live_shop(Db& db, const std::string& domain) {
 
 void delete_shop(Db& db, const std::string& domain) {
     Shop shop = live_shop(db, domain);
-    db.run(Stmt::shop_soft_delete, [&](sql::PreparedStatement& st) {
-        st.setString(1, now_db());
-        st.setUInt64(2, shop.id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::shop_soft_delete>(now_db(), shop.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 namespace {
@@ -86,30 +74,19 @@ namespace {
 CreatedKey insert_key(Db& db, std::uint64_t shop_id, const NewKeyTerms& terms,
                       std::optional<std::uint64_t> replaces) {
     CreatedKey key{0, keys::generate()};
-    key.id = db.run(Stmt::key_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        bind_optional(st, 2, terms.label);
-        st.setString(3, keys::digest_hex(key.secret));
-        st.setString(4, now_db());
-        st.setString(5, key_terms::scope_set_literal(terms.scopes));
-        bind_optional(st, 6,
-                      terms.expires_ms
-                          ? std::optional<std::string>(timeutil::format_db(*terms.expires_ms))
-                          : std::nullopt);
-        if (terms.rate_count > 0) {
-            st.setUInt(7, terms.rate_count);
-            st.setUInt(8, terms.rate_period_s);
-        } else {
-            st.setNull(7, sql::DataType::INTEGER);
-            st.setNull(8, sql::DataType::INTEGER);
-        }
-        if (replaces) {
-            st.setUInt64(9, *replaces);
-        } else {
-            st.setNull(9, sql::DataType::INTEGER);
-        }
-        return returned_id(st);
-    });
+    const std::optional<std::string> expires_at =
+        terms.expires_ms ? std::optional<std::string>(timeutil::format_db(*terms.expires_ms))
+                         : std::nullopt;
+    // No rate limit: both NULL.
+    const bool limited = terms.rate_count > 0;
+    const std::optional<unsigned> rate_count =
+        limited ? std::optional<unsigned>(terms.rate_count) : std::nullopt;
+    const std::optional<unsigned> rate_period_s =
+        limited ? std::optional<unsigned>(terms.rate_period_s) : std::nullopt;
+    key.id = db.run(bound<Stmt::key_insert>(shop_id, terms.label, keys::digest_hex(key.secret),
+                                            now_db(), key_terms::scope_set_literal(terms.scopes),
+                                            expires_at, rate_count, rate_period_s, replaces),
+                    [&](sql::PreparedStatement& st) { return returned_id(st); });
     return key;
 }
 
@@ -148,8 +125,7 @@ CreatedKey create_key(Db& db, const std::string& shop_domain, const NewKeyTerms&
 
 std::vector<KeyRow> keys_of_shop(Db& db, const std::string& shop_domain) {
     Shop shop = live_shop(db, shop_domain);
-    return db.run(Stmt::keys_of_shop, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop.id);
+    return db.run(bound<Stmt::keys_of_shop>(shop.id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<KeyRow> rows;
         while (rs->next()) {
@@ -172,8 +148,8 @@ void refuse_rotation(Db& db, std::uint64_t key_id, const KeyRow& old, std::int64
         throw AdminError(key + " has expired: create a new one");
     }
     std::optional<std::uint64_t> successor = db.run(
-        Stmt::key_successor, [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
-            st.setUInt64(1, key_id);
+        bound<Stmt::key_successor>(key_id),
+        [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
             ResultSetPtr rs(st.executeQuery());
             return rs->next() ? std::optional<std::uint64_t>(rs->getUInt64(1)) : std::nullopt;
         });
@@ -188,16 +164,15 @@ void refuse_rotation(Db& db, std::uint64_t key_id, const KeyRow& old, std::int64
 RotatedKey rotate_key(Db& db, std::uint64_t key_id, std::int64_t overlap_ms) {
     Transaction tx(db);
     std::uint64_t shop_id = 0;
-    std::optional<KeyRow> old =
-        db.run(Stmt::key_for_rotation, [&](sql::PreparedStatement& st) -> std::optional<KeyRow> {
-            st.setUInt64(1, key_id);
-            ResultSetPtr rs(st.executeQuery());
-            if (!rs->next()) {
-                return std::nullopt;
-            }
-            shop_id = rs->getUInt64(layout::key_row::shop_id);
-            return read_key_row(*rs);
-        });
+    std::optional<KeyRow> old = db.run(bound<Stmt::key_for_rotation>(key_id),
+                                       [&](sql::PreparedStatement& st) -> std::optional<KeyRow> {
+                                           ResultSetPtr rs(st.executeQuery());
+                                           if (!rs->next()) {
+                                               return std::nullopt;
+                                           }
+                                           shop_id = rs->getUInt64(layout::key_row::shop_id);
+                                           return read_key_row(*rs);
+                                       });
     if (!old) {
         throw AdminError("no key with id " + std::to_string(key_id));
     }
@@ -211,44 +186,31 @@ RotatedKey rotate_key(Db& db, std::uint64_t key_id, std::int64_t overlap_ms) {
     // The successor keeps every term, its expiry too: a rotation changes the secret, not what
     // the key may do or for how long (issue 43: an --expires key's successor never expired).
     out.key = insert_key(db, shop_id, old->terms, key_id);
-    db.run(Stmt::key_set_expiry, [&](sql::PreparedStatement& st) {
-        st.setString(1, timeutil::format_db(out.old_expires_ms));
-        st.setUInt64(2, key_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::key_set_expiry>(timeutil::format_db(out.old_expires_ms), key_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     tx.commit();
     return out;
 }
 
 void revoke_key(Db& db, std::uint64_t key_id) {
-    bool exists = db.run(Stmt::key_by_id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, key_id);
+    bool exists = db.run(bound<Stmt::key_by_id>(key_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next();
     });
     if (!exists) {
         throw AdminError("no key with id " + std::to_string(key_id));
     }
-    db.run(Stmt::key_revoke, [&](sql::PreparedStatement& st) {
-        st.setString(1, now_db());
-        st.setUInt64(2, key_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::key_revoke>(now_db(), key_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 std::uint64_t create_user(Db& db, const std::string& shop_domain, const NewUser& user) {
     Shop shop = live_shop(db, shop_domain);
     std::optional<std::string> full_name = text::join_names(user.first_name, user.last_name);
     try {
-        return db.run(Stmt::user_insert, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop.id);
-            st.setString(2, user.email);
-            bind_optional(st, 3, user.first_name);
-            bind_optional(st, 4, user.last_name);
-            bind_optional(st, 5, full_name);
-            st.setString(6, now_db());
-            return returned_id(st);
-        });
+        return db.run(bound<Stmt::user_insert>(shop.id, user.email, user.first_name, user.last_name,
+                                               full_name, now_db()),
+                      [&](sql::PreparedStatement& st) { return returned_id(st); });
     } catch (const UniqueViolation&) {
         throw AdminError("shop " + shop_domain + " has a user " + user.email + " already");
     }

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "db/auth_sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 
@@ -72,22 +72,20 @@ Shop read_keyed_shop(const sql::ResultSet& rs, ColumnRun key) {
 }
 
 std::optional<Shop> find_shop_by_key_digest(Db& db, const std::string& digest_hex) {
-    return db.run(Stmt::shop_by_key_hash, [&](sql::PreparedStatement& st) -> std::optional<Shop> {
-        st.setString(1, digest_hex);
-        ResultSetPtr rs(st.executeQuery());
-        if (!rs->next()) {
-            return std::nullopt;
-        }
-        return read_keyed_shop(*rs, layout::shop_by_key_hash::key);
-    });
+    return db.run(bound<Stmt::shop_by_key_hash>(KeyDigest(digest_hex)),
+                  [&](sql::PreparedStatement& st) -> std::optional<Shop> {
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return std::nullopt;
+                      }
+                      return read_keyed_shop(*rs, layout::shop_by_key_hash::key);
+                  });
 }
 
 bool touch_key(Db& db, std::uint64_t key_id) {
     try {
-        db.run(Stmt::key_touch, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, key_id);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::key_touch>(key_id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
         return true;
     } catch (const DbUnavailable&) {
         db.disconnect();  // the connection is gone: the next request reconnects, as always

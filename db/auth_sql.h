@@ -35,6 +35,19 @@ namespace supportcrm {
 #define SUPPORTCRM_KEY_TABLES "api_keys k JOIN shops ks ON ks.id = k.shop_id"
 #define SUPPORTCRM_KEY_MATCH "k.key_hash = ? AND k.revoked_at IS NULL"
 
+// A keyed statement: an entry K(name, (params), columns, joins, tail) of a statement list reads
+// `columns` and then the key's (SUPPORTCRM_KEY_COLUMNS, last: the run read_keyed_shop() reads)
+// from the key's tables and `joins`, where the key matches, then `tail` (more conditions, ORDER
+// BY, LIMIT). (params) are the placeholders of columns, joins and tail; the key's digest (Key)
+// is placed between those of the joins and the tail by the generator (db/statement_params.h),
+// and is_keyed() tells such a statement. The keyed writes (INSERT ... SELECT, UPDATE ... JOIN)
+// are written out: the key's tables and match sit inside another statement's shape.
+#define SUPPORTCRM_KEYED_SQL(columns, joins, tail)                                  \
+    "SELECT " columns ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " " \
+    joins " WHERE " SUPPORTCRM_KEY_MATCH " " tail
+#define SUPPORTCRM_KEYED_SQL_TEXT(name, params, columns, joins, tail) \
+    inline constexpr char name[] = SUPPORTCRM_KEYED_SQL(columns, joins, tail);
+
 // clang-format on
 
 // Offsets into SUPPORTCRM_KEY_COLUMNS.
@@ -67,18 +80,19 @@ Shop read_shop(const sql::ResultSet& rs, ColumnRun shop);
 // clang-format off
 namespace sql_text {
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_AUTH_STATEMENTS(S)                                                              \
-    S(shop_by_key_hash, "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH) \
+#define SUPPORTCRM_AUTH_STATEMENTS(S, K)                                                           \
+    S(shop_by_key_hash, (Key), "SELECT " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES " WHERE " SUPPORTCRM_KEY_MATCH) \
     /* lastUsedAt (extensions.md §E12), outside any transaction of the request: the row is */     \
     /* written at most once a minute whichever worker runs this, and a row lock held elsewhere */  \
     /* (a rotation, a revocation) is not waited for: the touch is skipped, the request goes on. */ \
-    S(key_touch,                                                                                   \
+    S(key_touch, (Id),                                                                                   \
       "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "                                            \
       "UPDATE api_keys SET last_used_at = UTC_TIMESTAMP() WHERE id = ? AND "                       \
       "(last_used_at IS NULL OR last_used_at < UTC_TIMESTAMP() - INTERVAL 1 MINUTE)")
-SUPPORTCRM_AUTH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_AUTH_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 // clang-format on

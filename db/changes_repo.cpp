@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/changes_sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 namespace {
@@ -14,8 +14,7 @@ namespace {
 constexpr int kNumberingAttempts = 8;
 
 bool has_unnumbered(Db& db, std::uint64_t shop_id) {
-    return db.run(Stmt::changes_unnumbered, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
+    return db.run(bound<Stmt::changes_unnumbered>(shop_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next();
     });
@@ -30,9 +29,8 @@ struct Counter {
 
 // The shop's counter with its row locked; nullopt when the shop has no row yet.
 std::optional<Counter> locked_counter(Db& db, std::uint64_t shop_id) {
-    return db.run(Stmt::change_sequence_locked,
+    return db.run(bound<Stmt::change_sequence_locked>(shop_id),
                   [&](sql::PreparedStatement& st) -> std::optional<Counter> {
-                      st.setUInt64(1, shop_id);
                       ResultSetPtr rs(st.executeQuery());
                       if (!rs->next()) {
                           return std::nullopt;
@@ -49,27 +47,24 @@ struct Unnumbered {
 
 // The shop's committed unnumbered events, in id order (a consistent read).
 std::vector<Unnumbered> unnumbered_events(Db& db, std::uint64_t shop_id, unsigned batch) {
-    return db.run(Stmt::changes_unnumbered_ids, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt(2, batch);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<Unnumbered> events;
-        using namespace layout::changes_unnumbered_ids;
-        while (rs->next()) {
-            events.push_back({rs->getUInt64(id), rs->getInt64(created_at)});
-        }
-        return events;
-    });
+    return db.run(bound<Stmt::changes_unnumbered_ids>(shop_id, batch),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<Unnumbered> events;
+                      using namespace layout::changes_unnumbered_ids;
+                      while (rs->next()) {
+                          events.push_back({rs->getUInt64(id), rs->getInt64(created_at)});
+                      }
+                      return events;
+                  });
 }
 
 Counter lock_counter(Db& db, std::uint64_t shop_id) {
     if (std::optional<Counter> counter = locked_counter(db, shop_id)) {
         return *counter;
     }
-    db.run(Stmt::change_sequence_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::change_sequence_insert>(shop_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     std::optional<Counter> counter = locked_counter(db, shop_id);
     if (!counter) {
         throw std::logic_error("change_sequences row missing right after its insert");
@@ -88,12 +83,10 @@ std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
     for (const Unnumbered& event : unnumbered_events(db, shop_id, batch)) {
         // feed_at never decreases in number order: since= finds its start by it (sql/015).
         counter.last_at = std::max(counter.last_at, event.created_at);
-        const bool set = db.run(Stmt::changes_number, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, counter.last_seq + 1);
-            st.setString(2, timeutil::format_db(counter.last_at));
-            st.setUInt64(3, event.id);
-            return st.executeUpdate() == 1;
-        });
+        const bool set =
+            db.run(bound<Stmt::changes_number>(counter.last_seq + 1,
+                                               timeutil::format_db(counter.last_at), event.id),
+                   [&](sql::PreparedStatement& st) { return st.executeUpdate() == 1; });
         if (!set) {
             // Only numberings set seq, and they run one at a time under the counter's lock.
             throw std::logic_error("changes numbering: event " + std::to_string(event.id) +
@@ -106,12 +99,9 @@ std::uint64_t number_batch(Db& db, std::uint64_t shop_id, unsigned batch) {
         tx.commit();
         return 0;
     }
-    db.run(Stmt::change_sequence_advance, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, counter.last_seq);
-        st.setString(2, timeutil::format_db(counter.last_at));
-        st.setUInt64(3, shop_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::change_sequence_advance>(counter.last_seq,
+                                                timeutil::format_db(counter.last_at), shop_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     tx.commit();
     return numbered;
 }
@@ -134,43 +124,37 @@ std::uint64_t sequence_changes(Db& db, std::uint64_t shop_id, unsigned batch, un
 
 std::vector<ChangeRow> read_changes(Db& db, std::uint64_t shop_id, std::uint64_t after,
                                     std::uint64_t limit) {
-    return db.run(Stmt::changes_page, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, after);
-        st.setUInt64(3, limit);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<ChangeRow> rows;
-        using namespace layout::changes_page;
-        while (rs->next()) {
-            ChangeRow row;
-            row.seq = rs->getUInt64(seq);
-            row.id = rs->getUInt64(id);
-            row.type = rs->getUInt(type);
-            row.payload = rs->getString(payload);
-            row.changes = optional_string(*rs, changes);
-            row.created_at = rs->getInt64(created_at);
-            rows.push_back(std::move(row));
-        }
-        return rows;
-    });
+    return db.run(bound<Stmt::changes_page>(shop_id, after, limit),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<ChangeRow> rows;
+                      using namespace layout::changes_page;
+                      while (rs->next()) {
+                          ChangeRow row;
+                          row.seq = rs->getUInt64(seq);
+                          row.id = rs->getUInt64(id);
+                          row.type = rs->getUInt(type);
+                          row.payload = rs->getString(payload);
+                          row.changes = optional_string(*rs, changes);
+                          row.created_at = rs->getInt64(created_at);
+                          rows.push_back(std::move(row));
+                      }
+                      return rows;
+                  });
 }
 
 std::uint64_t changes_start_since(Db& db, std::uint64_t shop_id, timeutil::Millis since) {
-    return db.run(Stmt::changes_since, [&](sql::PreparedStatement& st) {
-        const std::string at = timeutil::format_db(since);
-        st.setUInt64(1, shop_id);
-        st.setString(2, at);
-        st.setUInt64(3, shop_id);
-        st.setString(4, at);
-        st.setUInt64(5, shop_id);
-        ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        using namespace layout::changes_since;
-        if (!rs->isNull(first)) {
-            return rs->getUInt64(first) - 1;
-        }
-        return rs->getUInt64(last);
-    });
+    const std::string at = timeutil::format_db(since);
+    return db.run(bound<Stmt::changes_since>(shop_id, at, shop_id, at, shop_id),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      rs->next();
+                      using namespace layout::changes_since;
+                      if (!rs->isNull(first)) {
+                          return rs->getUInt64(first) - 1;
+                      }
+                      return rs->getUInt64(last);
+                  });
 }
 
 }  // namespace supportcrm

@@ -14,25 +14,25 @@ namespace supportcrm {
 // clang-format off
 
 namespace sql_text {
-#define SUPPORTCRM_CHANGES_STATEMENTS(S)                                                           \
+#define SUPPORTCRM_CHANGES_STATEMENTS(S, K)                                                        \
     /* Whether the shop has committed events not numbered yet (a consistent read: an event */     \
     /* committing meanwhile is found by the next call). ux_webhook_events_shop_seq: one lookup. */ \
-    S(changes_unnumbered,                                                                          \
+    S(changes_unnumbered, (Id),                                                                          \
       "SELECT 1 FROM webhook_events WHERE shop_id = ? AND seq IS NULL LIMIT 1")                    \
     /* The numbering, in one short READ COMMITTED transaction. The shop's counter row, locked: */ \
     /* one numbering at a time per shop; a locking read reads the last committed numbering. */   \
     /* With it, the running maximum of created_at where the last numbering left it (sql/015). */ \
-    S(change_sequence_locked,                                                                      \
+    S(change_sequence_locked, (Id),                                                                      \
       "SELECT last_seq, " SUPPORTCRM_MILLIS("COALESCE(last_at, '1970-01-01')")                     \
       " FROM change_sequences WHERE shop_id = ? FOR UPDATE")                                       \
     /* A shop's first numbering makes its row (two racing: the second waits, then ignores). */    \
-    S(change_sequence_insert,                                                                      \
+    S(change_sequence_insert, (Id),                                                                      \
       "INSERT IGNORE INTO change_sequences (shop_id, last_seq) VALUES (?, 0)")                     \
     /* The shop's committed unnumbered events, in id order: a consistent (non-locking) read, so */ \
     /* an event whose write has not committed is neither seen nor waited for (a locking scan of */ \
     /* the index would wait for that write's row lock). Under READ COMMITTED the read's */        \
     /* snapshot is taken now, after the counter's lock: it holds every numbering before. */       \
-    S(changes_unnumbered_ids,                                                                      \
+    S(changes_unnumbered_ids, (Id, UInt),                                                                      \
       "SELECT id, " SUPPORTCRM_MILLIS("created_at")                                                \
       " FROM webhook_events WHERE shop_id = ? AND seq IS NULL ORDER BY id LIMIT ?")                \
     /* Each of those events gets the next number, one primary-key update each: the statement */  \
@@ -40,12 +40,12 @@ namespace sql_text {
     /* one statement, but it may scan webhook_events, and its locking scan then waits for a */    \
     /* writer's uncommitted event: seen in tests/integration/changes_test.cpp, 6 s.) */            \
     /* feed_at: the running maximum of created_at in number order (sql/015), for since=. */     \
-    S(changes_number,                                                                              \
+    S(changes_number, (Id, Time, Id),                                                                              \
       "UPDATE webhook_events SET seq = ?, feed_at = ? WHERE id = ? AND seq IS NULL")              \
-    S(change_sequence_advance,                                                                     \
+    S(change_sequence_advance, (Id, Time, Id),                                                                     \
       "UPDATE change_sequences SET last_seq = ?, last_at = ? WHERE shop_id = ?")                  \
     /* A page of the feed: the entries after the cursor's number, in number order. */            \
-    S(changes_page,                                                                                \
+    S(changes_page, (Id, Id, Id),                                                                                \
       "SELECT seq, id, type, payload, changes, " SUPPORTCRM_MILLIS("created_at")                   \
       " FROM webhook_events WHERE shop_id = ? AND seq > ? ORDER BY seq LIMIT ?")                   \
     /* since=<datetime>: the first number of an event written at or after it, and the shop's */   \
@@ -55,7 +55,7 @@ namespace sql_text {
     /* took ux and read all 200,000 events of a shop). Then one dive: the */                       \
     /* first number whose feed_at, the running maximum of created_at, reached it (sql/015 says */ \
     /* why that is the first event written at or after it). The last: one dive into ux. */       \
-    S(changes_since,                                                                               \
+    S(changes_since, (Id, Text, Id, Text, Id),                                                                               \
       "SELECT COALESCE("                                                                           \
       "(SELECT MIN(seq) FROM webhook_events FORCE INDEX (ix_webhook_events_shop_feed_at) "         \
       "WHERE shop_id = ? AND feed_at IS NULL "                                                     \
@@ -64,7 +64,7 @@ namespace sql_text {
       "WHERE shop_id = ? AND feed_at >= ? "                                                        \
       "ORDER BY feed_at, seq LIMIT 1)) AS first, "                                                 \
       "(SELECT COALESCE(MAX(seq), 0) FROM webhook_events WHERE shop_id = ?) AS last")
-SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_CHANGES_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 }  // namespace sql_text
 
 // clang-format on

@@ -194,9 +194,9 @@ constexpr unsigned id = 1;
 // The same expression without the alias (inside another expression: JSON_ARRAY(...)).
 #define SUPPORTCRM_MILLIS_VALUE(column) "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', " column ") DIV 1000"
 
-// Defines sql_text::<name>, the text of one entry S(name, SQL) of a statement list (each
-// <resource>_sql.h applies it to its own list), for the layouts' static_asserts.
-#define SUPPORTCRM_SQL_TEXT(name, ...) inline constexpr char name[] = __VA_ARGS__;
+// Defines sql_text::<name>, the text of one entry S(name, (params), SQL) of a statement list
+// (each <resource>_sql.h applies it to its own list), for the layouts' static_asserts.
+#define SUPPORTCRM_SQL_TEXT(name, params, ...) inline constexpr char name[] = __VA_ARGS__;
 
 // clang-format on
 

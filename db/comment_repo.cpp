@@ -6,7 +6,7 @@
 #include "common/strict_json.h"
 #include "db/comment_sql.h"
 #include "db/search/upkeep.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 namespace {
@@ -80,28 +80,25 @@ std::optional<ReopenedTicket> reopened_ticket(const sql::ResultSet& rs, const st
 // @supportcrm_reopened; a shop's message touches the ticket alone.
 bool touch_by_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
                        const NewComment& c, const std::string& time, const std::string& token) {
-    return db.run(Stmt::conversation_touch, [&](sql::PreparedStatement& st) {
-        st.setString(1, c.text);
-        st.setString(2, time);
-        st.setBoolean(3, true);                              // unread
-        st.setString(4, timeutil::format_db(c.created_at));  // updated_at
-        st.setString(5, token);
-        st.setUInt64(6, ticket_id);
-        st.setString(7, key_digest);
-        return st.executeUpdate() > 0;
-    });
+    return db.run(
+        bound<Stmt::conversation_touch>(c.text, time, true, timeutil::format_db(c.created_at),
+                                        token, ticket_id, KeyDigest(key_digest)),
+        [&](sql::PreparedStatement& st) {
+            // unread
+            // updated_at
+            return st.executeUpdate() > 0;
+        });
 }
 
 bool touch_by_shop(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
                    const NewComment& c, const std::string& time) {
-    return db.run(Stmt::conversation_touch_by_shop, [&](sql::PreparedStatement& st) {
-        st.setString(1, c.text);
-        st.setString(2, time);
-        st.setString(3, timeutil::format_db(c.created_at));  // updated_at
-        st.setUInt64(4, ticket_id);
-        st.setString(5, key_digest);
-        return st.executeUpdate() > 0;
-    });
+    return db.run(
+        bound<Stmt::conversation_touch_by_shop>(c.text, time, timeutil::format_db(c.created_at),
+                                                ticket_id, KeyDigest(key_digest)),
+        [&](sql::PreparedStatement& st) {
+            // updated_at
+            return st.executeUpdate() > 0;
+        });
 }
 
 }  // namespace
@@ -118,37 +115,29 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
     std::string known;  // the ticket's known comment words (its list rows), read under its lock
-    AddedComment added = db.run(Stmt::message_insert, [&](sql::PreparedStatement& st) {
-        st.setString(1, c.text);
-        st.setString(2, time);
-        bind_optional(st, 3, c.channel);
-        st.setBoolean(4, c.is_from_shop);
-        bind_optional(st, 5, c.subject);
-        bind_optional(st, 6, c.from_email);
-        st.setString(7, c.to_emails_json);
-        bind_optional(st, 8, c.attachments_json);
-        st.setString(9, c.tags_json);
-        st.setString(10, timeutil::format_db(c.created_at));
-        st.setUInt64(11, ticket_id);
-        // The list rows' range needs the ticket as a constant: correlated with
-        // messages.conversation_id the subquery read every word row of the ticket (ref on the
-        // primary key's first column), 15 to 75 rows a comment instead of its few list rows.
-        st.setUInt64(12, ticket_id);
-        ResultSetPtr rs(st.executeQuery());
-        if (!rs->next()) {
-            throw std::logic_error("message insert returned no row for a locked ticket");
-        }
-        using namespace layout::message_insert;
-        AddedComment row;
-        row.id = rs->getUInt64(id);
-        row.channel = rs->getString(channel);
-        row.shop_id = rs->getUInt64(shop_id);
-        row.reopened = reopened_ticket(*rs, token, ticket_id, c);
-        if (!rs->isNull(known_words)) {
-            known = rs->getString(known_words);
-        }
-        return row;
-    });
+    AddedComment added = db.run(
+        bound<Stmt::message_insert>(c.text, time, c.channel, c.is_from_shop, c.subject,
+                                    c.from_email, c.to_emails_json, c.attachments_json, c.tags_json,
+                                    timeutil::format_db(c.created_at), ticket_id, ticket_id),
+        [&](sql::PreparedStatement& st) {
+            // The list rows' range needs the ticket as a constant: correlated with
+            // messages.conversation_id the subquery read every word row of the ticket (ref on the
+            // primary key's first column), 15 to 75 rows a comment instead of its few list rows.
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                throw std::logic_error("message insert returned no row for a locked ticket");
+            }
+            using namespace layout::message_insert;
+            AddedComment row;
+            row.id = rs->getUInt64(id);
+            row.channel = rs->getString(channel);
+            row.shop_id = rs->getUInt64(shop_id);
+            row.reopened = reopened_ticket(*rs, token, ticket_id, c);
+            if (!rs->isNull(known_words)) {
+                known = rs->getString(known_words);
+            }
+            return row;
+        });
     search::upkeep(db, search::CommentWrite{added.shop_id, ticket_id, added.id, c.text,
                                             known});  // found once committed
     tx.commit();
@@ -156,12 +145,11 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
 }
 
 bool ticket_of_erased_customer(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
-    return db.run(Stmt::ticket_customer_erased, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setString(2, key_digest);
-        ResultSetPtr rs(st.executeQuery());
-        return rs->next();
-    });
+    return db.run(bound<Stmt::ticket_customer_erased>(ticket_id, KeyDigest(key_digest)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      return rs->next();
+                  });
 }
 
 namespace {
@@ -191,22 +179,7 @@ CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) 
 
 Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::uint64_t ticket_id,
                                     const std::optional<CommentPage>& page) {
-    Stmt id = !page         ? Stmt::comments_of_ticket
-              : page->after ? Stmt::comments_page_after
-                            : Stmt::comments_page_first;
-    return db.run(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, ticket_id);
-        if (page && page->after) {
-            std::string time = timeutil::format_db(page->after->time);
-            st.setString(i++, time);
-            st.setString(i++, time);
-            st.setUInt64(i++, page->after->id);
-        }
-        st.setString(i++, key_digest);
-        if (page) {
-            st.setUInt64(i++, page->rows);
-        }
+    auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         Keyed<TicketComments> found(KeyJoin::only_with_record);
         TicketComments* listed = nullptr;
@@ -220,15 +193,25 @@ Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::
             listed->comments.push_back(read_comment(*rs, comment, user));
         }
         return found;
-    });
+    };
+    const KeyDigest key(key_digest);
+    if (!page) {
+        return db.run(bound<Stmt::comments_of_ticket>(ticket_id, key), read);
+    }
+    if (!page->after) {
+        return db.run(bound<Stmt::comments_page_first>(ticket_id, key, page->rows), read);
+    }
+    const std::string time = timeutil::format_db(page->after->time);
+    return db.run(
+        bound<Stmt::comments_page_after>(ticket_id, time, time, page->after->id, key, page->rows),
+        read);
 }
 
 std::optional<TicketComments> ticket_without_comments(Db& db, std::uint64_t shop_id,
                                                       std::uint64_t ticket_id) {
     return db.run(
-        Stmt::ticket_customer, [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
-            st.setUInt64(1, ticket_id);
-            st.setUInt64(2, shop_id);
+        bound<Stmt::ticket_customer>(ticket_id, shop_id),
+        [&](sql::PreparedStatement& st) -> std::optional<TicketComments> {
             ResultSetPtr rs(st.executeQuery());
             if (!rs->next()) {
                 return std::nullopt;

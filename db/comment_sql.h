@@ -19,15 +19,15 @@ namespace sql_text {
 // One round trip for a ticket with comments: the key's shop and the ticket's customer come
 // on every row; inner joins, so the rows come in index order (docs/performance.md, "The
 // statements' shapes"). No rows: resolve the key, then ticket_customer.
-#define SUPPORTCRM_COMMENTS_OF_TICKET(after)                                    \
-    "SELECT " SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_COMMENT_COLUMNS ", " \
-    SUPPORTCRM_PERSON_COLUMNS("u") ", " SUPPORTCRM_KEY_COLUMNS                     \
-    " FROM " SUPPORTCRM_KEY_TABLES                                                 \
-    " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                     \
+// The keyed entries' columns and joins (K: SUPPORTCRM_KEYED_SQL); `after` narrows the messages.
+#define SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS                                    \
+    SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_COMMENT_COLUMNS ", "       \
+    SUPPORTCRM_PERSON_COLUMNS("u")
+#define SUPPORTCRM_COMMENTS_OF_TICKET_JOINS(after)                              \
+    "JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                     \
     "JOIN customers cu ON cu.id = c.customer_id "                                  \
     "JOIN messages m ON m.conversation_id = c.id " after                           \
-    "LEFT JOIN users u ON u.id = m.user_id "                                       \
-    "WHERE " SUPPORTCRM_KEY_MATCH " ORDER BY m.time, m.id"
+    "LEFT JOIN users u ON u.id = m.user_id"
 
 // conversation_touch also moves the ticket's version and updatedAt (its full shape changes:
 // extensions.md §E8), and reopens a PENDING or SOLVED HumanTicket (a customer's message) in the
@@ -55,9 +55,10 @@ namespace sql_text {
     SUPPORTCRM_MILLIS_VALUE("c.date") ", c.contact_reason, c.assigned_to, c.is_opened_ticket, "    \
     "c.tags, c.language_code, c.via, h.id, " SUPPORTCRM_MILLIS_VALUE("h.opened_at")
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_COMMENT_STATEMENTS(S)                                                           \
+#define SUPPORTCRM_COMMENT_STATEMENTS(S, K)                                                        \
     /* A comment is two writes in one transaction, the ticket first: its row lock orders */        \
     /* concurrent comments on one ticket, so lastMessage always describes the comment whose */     \
     /* transaction committed last. The update also checks the key and its shop (matched rows */    \
@@ -69,7 +70,7 @@ namespace sql_text {
     /* comment and an erasure are ordered by that row (its lock; on Galera, certification), so */  \
     /* a comment either commits before the erasure's first transaction (and its batches scrub */   \
     /* it) or finds the customer erased (410). */                                                  \
-    S(conversation_touch,                                                                          \
+    S(conversation_touch, (Text, Text, Bool, Time, Text, Id, Key),                                                                          \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
       "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \
       "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
@@ -85,14 +86,14 @@ namespace sql_text {
     /* same touch without the HumanTicket. It still changes two tables (the customer's */          \
     /* attach_seq), so MariaDB collects the second one's rows in a temporary table */              \
     /* (Created_tmp_tables +1 per comment: docs/performance.md, "Two-table UPDATEs"). */           \
-    S(conversation_touch_by_shop,                                                                  \
+    S(conversation_touch_by_shop, (Text, Text, Time, Id, Key),                                                                  \
       "UPDATE conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "                \
       "JOIN customers cu ON cu.id = c.customer_id AND cu.erased_at IS NULL "                       \
       "SET c.last_message = ?, c.last_message_time = ?, cu.attach_seq = cu.attach_seq + 1, "       \
       "c.updated_at = ?, "                                                                         \
       "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
-    S(message_insert,                                                                              \
+    S(message_insert, (Text, Text, OptText, Bool, OptText, OptText, Text, OptText, Text, Time, Id, Id),                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
@@ -100,25 +101,27 @@ namespace sql_text {
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
       "@supportcrm_reopened AS reop, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') "           \
       "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw")                   \
-    S(comments_of_ticket, SUPPORTCRM_COMMENTS_OF_TICKET(""))                                       \
+    K(comments_of_ticket, (Id), SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS,                             \
+      SUPPORTCRM_COMMENTS_OF_TICKET_JOINS(""), "ORDER BY m.time, m.id")                            \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
     /* page starts after the cursor's (time, id). "m.time >= ?" is what makes it a range of */     \
     /* ix_messages_conversation_time that starts at the cursor (the OR alone is read from the */   \
     /* ticket's first comment on). */                                                              \
-    S(comments_page_first, SUPPORTCRM_COMMENTS_OF_TICKET("") " LIMIT ?")                           \
-    S(comments_page_after,                                                                         \
-      SUPPORTCRM_COMMENTS_OF_TICKET(                                                               \
-      "AND m.time >= ? AND (m.time > ? OR m.id > ?) ") " LIMIT ?")                                 \
+    K(comments_page_first, (Id, Id), SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS,                        \
+      SUPPORTCRM_COMMENTS_OF_TICKET_JOINS(""), "ORDER BY m.time, m.id LIMIT ?")                    \
+    K(comments_page_after, (Id, Time, Time, Id, Id), SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS,        \
+      SUPPORTCRM_COMMENTS_OF_TICKET_JOINS("AND m.time >= ? AND (m.time > ? OR m.id > ?) "),        \
+      "ORDER BY m.time, m.id LIMIT ?")                                                             \
     /* A comment's touch matched nothing: is the ticket the key's shop's, its customer erased? */ \
-    S(ticket_customer_erased,                                                                      \
+    S(ticket_customer_erased, (Id, Key),                                                                      \
       "SELECT 1 FROM conversations c JOIN " SUPPORTCRM_KEY_TABLES " ON ks.id = c.shop_id "         \
       "JOIN customers cu ON cu.id = c.customer_id "                                                \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND cu.erased_at IS NOT NULL")                  \
     /* No comment rows: does the ticket exist in the shop, and whose is it? */                     \
-    S(ticket_customer,                                                                             \
+    S(ticket_customer, (Id, Id),                                                                             \
       "SELECT " SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS " FROM conversations c "                           \
       "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ?")
-SUPPORTCRM_COMMENT_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_COMMENT_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -11,7 +11,7 @@
 #include "db/search/reads.h"
 #include "db/search/sql.h"
 #include "db/search/upkeep.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 
@@ -55,15 +55,15 @@ CustomerRow read_customer(const sql::ResultSet& rs, ColumnRun at) {
 
 std::optional<CustomerRow> find_one(Db& db, Stmt id, std::uint64_t shop_id,
                                     const std::string& key) {
-    return db.run(id, [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
-        st.setUInt64(1, shop_id);
-        st.setString(2, key);
-        ResultSetPtr rs(st.executeQuery());
-        if (!rs->next()) {
-            return std::nullopt;
-        }
-        return read_customer(*rs, layout::customer_by_key::customer);
-    });
+    return db.run(
+        bound_one_of<Stmt::customer_by_email_key, Stmt::customer_by_phone_key>(id, shop_id, key),
+        [&](sql::PreparedStatement& st) -> std::optional<CustomerRow> {
+            ResultSetPtr rs(st.executeQuery());
+            if (!rs->next()) {
+                return std::nullopt;
+            }
+            return read_customer(*rs, layout::customer_by_key::customer);
+        });
 }
 
 std::optional<std::string> trimmed(const std::optional<std::string>& v) {
@@ -73,21 +73,21 @@ std::optional<std::string> trimmed(const std::optional<std::string>& v) {
     return std::string(text::trim(*v));
 }
 
-// Parameters 1..12 of customer_insert and customer_update: the client's fields, each of email
-// and phone_number followed by its duplicate-detection key (trimmed).
-void bind_customer_fields(sql::PreparedStatement& st, const CustomerFields& c) {
-    bind_optional(st, 1, c.email);
-    bind_optional(st, 2, trimmed(c.email));
-    bind_optional(st, 3, c.phone_number);
-    bind_optional(st, 4, trimmed(c.phone_number));
-    bind_optional(st, 5, c.first_name);
-    bind_optional(st, 6, c.last_name);
-    bind_optional(st, 7, c.full_name);
-    bind_optional(st, 8, c.storefront_id);
-    bind_optional(st, 9, c.site_cms_id);
-    bind_optional(st, 10, c.social_a_user_id);
-    bind_optional(st, 11, c.social_b_user_id);
-    bind_optional(st, 12, c.messaging_id);
+// The duplicate-detection keys of a customer's email and phone_number (trimmed).
+struct DuplicateKeys {
+    explicit DuplicateKeys(const CustomerFields& c)
+        : email(trimmed(c.email)), phone(trimmed(c.phone_number)) {}
+    std::optional<std::string> email, phone;
+};
+
+// customer_insert and customer_update: parameters 1..12 are the client's fields, each of email
+// and phone_number followed by its duplicate-detection key, then the statement's own (`rest`).
+template <Stmt id, typename... Rest>
+auto bound_customer_fields(const CustomerFields& c, const DuplicateKeys& keys,
+                           const Rest&... rest) {
+    return bound<id>(c.email, keys.email, c.phone_number, keys.phone, c.first_name, c.last_name,
+                     c.full_name, c.storefront_id, c.site_cms_id, c.social_a_user_id,
+                     c.social_b_user_id, c.messaging_id, rest...);
 }
 
 }  // namespace
@@ -119,18 +119,18 @@ InsertedCustomer insert_customer(Db& db, const std::string& key_digest, const Ne
     // and commits that nothing: an enclosing transaction (Idempotency-Key) goes on.
     Transaction tx(db);
     try {
-        db.run(Stmt::customer_insert, [&](sql::PreparedStatement& st) {
-            bind_customer_fields(st, c);
-            st.setString(13, timeutil::format_db(c.created_at));
-            st.setString(14, key_digest);
-            ResultSetPtr rs(st.executeQuery());
-            if (rs->next()) {
-                out.result = InsertedCustomer::Result::inserted;
-                out.id = rs->getUInt64(layout::customer_insert::id);
-                out.shop.id = rs->getUInt64(layout::customer_insert::shop_id);
-                out.shop.domain = rs->getString(layout::customer_insert::shop_domain);
-            }
-        });
+        const DuplicateKeys keys(c);
+        db.run(bound_customer_fields<Stmt::customer_insert>(
+                   c, keys, timeutil::format_db(c.created_at), KeyDigest(key_digest)),
+               [&](sql::PreparedStatement& st) {
+                   ResultSetPtr rs(st.executeQuery());
+                   if (rs->next()) {
+                       out.result = InsertedCustomer::Result::inserted;
+                       out.id = rs->getUInt64(layout::customer_insert::id);
+                       out.shop.id = rs->getUInt64(layout::customer_insert::shop_id);
+                       out.shop.domain = rs->getString(layout::customer_insert::shop_domain);
+                   }
+               });
     } catch (const UniqueViolation&) {
         out.result = InsertedCustomer::Result::duplicate;
     }
@@ -151,24 +151,24 @@ using search::Tuning;
 void read_search_rows(Db& db, std::uint64_t shop_id, const std::string& words_json,
                       const std::string* like, std::uint64_t floor, std::uint64_t before_id,
                       std::uint64_t rows, std::vector<CustomerRow>& out) {
-    db.run(like ? Stmt::customers_search_by_word : Stmt::customers_search_scan,
-           [&](sql::PreparedStatement& st) {
-               unsigned i = 1;
-               st.setUInt64(i++, shop_id);
-               if (like) {
-                   st.setString(i++, *like);
-                   st.setUInt64(i++, shop_id);
-               } else {
-                   st.setUInt64(i++, floor);
-               }
-               st.setString(i++, words_json);
-               st.setUInt64(i++, before_id);
-               st.setUInt64(i++, rows);
-               ResultSetPtr rs(st.executeQuery());
-               while (rs->next()) {
-                   out.push_back(read_customer(*rs, layout::customers_page::customer));
-               }
-           });
+    db.run_positional(like ? Stmt::customers_search_by_word : Stmt::customers_search_scan,
+                      [&](sql::PreparedStatement& st) {
+                          unsigned i = 1;
+                          st.setUInt64(i++, shop_id);
+                          if (like) {
+                              st.setString(i++, *like);
+                              st.setUInt64(i++, shop_id);
+                          } else {
+                              st.setUInt64(i++, floor);
+                          }
+                          st.setString(i++, words_json);
+                          st.setUInt64(i++, before_id);
+                          st.setUInt64(i++, rows);
+                          ResultSetPtr rs(st.executeQuery());
+                          while (rs->next()) {
+                              out.push_back(read_customer(*rs, layout::customers_page::customer));
+                          }
+                      });
 }
 
 // The customers matching the first kIntersectedWords words of `list` with an id in [low,
@@ -181,7 +181,7 @@ static_assert(std::size(kCustomersInWindowByWords) == Tuning::kIntersectedWords)
 void read_word_window(Db& db, std::uint64_t shop_id, const std::vector<WindowedWord>& words,
                       std::uint64_t low, std::uint64_t high, std::uint64_t rows,
                       std::vector<CustomerRow>& out) {
-    db.run(kCustomersInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
+    db.run_positional(kCustomersInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         bind_windowed_words(st, i, shop_id, words, low, high);
         st.setUInt64(i++, shop_id);
@@ -294,38 +294,37 @@ std::vector<CustomerRow> read_customers_page(Db& db, std::uint64_t shop_id,
             value = filter.value;
             break;
     }
-    return db.run(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        if (filter.kind != Kind::none) {
-            st.setString(i++, value);
-        }
-        st.setUInt64(i++, before_id);
-        st.setUInt64(i++, rows);
+    auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<CustomerRow> out;
         while (rs->next()) {
             out.push_back(read_customer(*rs, layout::customers_page::customer));
         }
         return out;
-    });
+    };
+    if (filter.kind == Kind::none) {
+        return db.run(bound<Stmt::customers_page>(shop_id, before_id, rows), read);
+    }
+    return db.run(
+        bound_one_of<Stmt::customers_page_email, Stmt::customers_page_phone,
+                     Stmt::customers_page_storefront>(id, shop_id, value, before_id, rows),
+        read);
 }
 
 Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uint64_t id) {
-    return db.run(Stmt::customer_by_id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.setString(2, key_digest);
-        ResultSetPtr rs(st.executeQuery());
-        Keyed<CustomerRow> found(KeyJoin::whenever_key_exists);
-        if (rs->next()) {
-            using namespace layout::customer_by_id;
-            found.set_key(read_keyed_shop(*rs, key));
-            if (!rs->isNull(customer[customer_col::id])) {
-                found.set_record(read_customer(*rs, customer));
-            }
-        }
-        return found;
-    });
+    return db.run(bound<Stmt::customer_by_id>(id, KeyDigest(key_digest)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Keyed<CustomerRow> found(KeyJoin::whenever_key_exists);
+                      if (rs->next()) {
+                          using namespace layout::customer_by_id;
+                          found.set_key(read_keyed_shop(*rs, key));
+                          if (!rs->isNull(customer[customer_col::id])) {
+                              found.set_record(read_customer(*rs, customer));
+                          }
+                      }
+                      return found;
+                  });
 }
 
 }  // namespace supportcrm
@@ -336,14 +335,13 @@ CustomerUpdate update_customer(Db& db, std::uint64_t shop_id, const CustomerRow&
                                const CustomerRow& c) {
     const std::uint64_t expected_version = before.version;
     try {
-        db.run(Stmt::customer_update, [&](sql::PreparedStatement& st) {
-            bind_customer_fields(st, c);
-            st.setUInt64(13, c.id);
-            st.setUInt64(14, expected_version);
-            if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
-                throw version_changed();
-            }
-        });
+        const DuplicateKeys keys(c);
+        db.run(bound_customer_fields<Stmt::customer_update>(c, keys, c.id, expected_version),
+               [&](sql::PreparedStatement& st) {
+                   if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
+                       throw version_changed();
+                   }
+               });
     } catch (const UniqueViolation&) {
         return CustomerUpdate::duplicate;
     }
@@ -360,25 +358,23 @@ namespace supportcrm {
 
 MergePair lock_merge_pair(Db& db, std::uint64_t shop_id, std::uint64_t target_id,
                           std::uint64_t source_id) {
-    return db.run(Stmt::customer_merge_lock, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, target_id);
-        st.setUInt64(3, source_id);
-        ResultSetPtr rs(st.executeQuery());
-        MergePair pair;
-        using namespace layout::customer_merge_lock;
-        while (rs->next()) {
-            CustomerRow row = read_customer(*rs, customer);
-            if (row.id == target_id) {
-                pair.target = std::move(row);
-            } else {
-                pair.source_email_key = optional_string(*rs, email_key);
-                pair.source_phone_key = optional_string(*rs, phone_key);
-                pair.source = std::move(row);
-            }
-        }
-        return pair;
-    });
+    return db.run(bound<Stmt::customer_merge_lock>(shop_id, target_id, source_id),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      MergePair pair;
+                      using namespace layout::customer_merge_lock;
+                      while (rs->next()) {
+                          CustomerRow row = read_customer(*rs, customer);
+                          if (row.id == target_id) {
+                              pair.target = std::move(row);
+                          } else {
+                              pair.source_email_key = optional_string(*rs, email_key);
+                              pair.source_phone_key = optional_string(*rs, phone_key);
+                              pair.source = std::move(row);
+                          }
+                      }
+                      return pair;
+                  });
 }
 
 CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source) {
@@ -412,30 +408,23 @@ CustomerRow merged_customer(const CustomerRow& target, const CustomerRow& source
 }
 
 bool release_merged_keys(Db& db, const CustomerRow& after) {
-    return db.run(Stmt::customer_release_merged_keys, [&](sql::PreparedStatement& st) {
-        const std::optional<std::string> email = trimmed(after.email);
-        const std::optional<std::string> phone = trimmed(after.phone_number);
-        bind_optional(st, 1, email);
-        bind_optional(st, 2, phone);
-        st.setUInt64(3, after.id);
-        bind_optional(st, 4, email);
-        bind_optional(st, 5, phone);
-        return st.executeUpdate() > 0;
-    });
+    const std::optional<std::string> email = trimmed(after.email);
+    const std::optional<std::string> phone = trimmed(after.phone_number);
+    return db.run(bound<Stmt::customer_release_merged_keys>(email, phone, after.id, email, phone),
+                  [&](sql::PreparedStatement& st) { return st.executeUpdate() > 0; });
 }
 
 Moved count_movable(Db& db, std::uint64_t source_id) {
-    return db.run(Stmt::customer_merge_counts, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, source_id);
-        st.setUInt64(2, source_id);
-        ResultSetPtr rs(st.executeQuery());
-        Moved m;
-        if (rs->next()) {
-            m.tickets = rs->getUInt64(1);
-            m.surveys = rs->getUInt64(2);
-        }
-        return m;
-    });
+    return db.run(bound<Stmt::customer_merge_counts>(source_id, source_id),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Moved m;
+                      if (rs->next()) {
+                          m.tickets = rs->getUInt64(1);
+                          m.surveys = rs->getUInt64(2);
+                      }
+                      return m;
+                  });
 }
 
 Moved merge_customers(Db& db, std::uint64_t shop_id, const MergePair& pair, timeutil::Millis now) {
@@ -444,37 +433,21 @@ Moved merge_customers(Db& db, std::uint64_t shop_id, const MergePair& pair, time
     // The target takes a key only where it has no value of its own (customer_merge_target).
     const bool email_moves = !target.email && pair.source_email_key;
     const bool phone_moves = !target.phone_number && pair.source_phone_key;
-    db.run(Stmt::customer_merge_source, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setBoolean(2, email_moves);
-        st.setBoolean(3, phone_moves);
-        st.setUInt64(4, source.id);
-        st.executeUpdate();
-    });
-    db.run(Stmt::customer_merge_repoint, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setUInt64(2, source.id);
-        st.executeUpdate();
-    });
-    db.run(Stmt::customer_merge_target, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, source.id);
-        bind_optional(st, 2, email_moves ? pair.source_email_key : std::nullopt);
-        bind_optional(st, 3, phone_moves ? pair.source_phone_key : std::nullopt);
-        st.setUInt64(4, target.id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::customer_merge_source>(target.id, email_moves, phone_moves, source.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    db.run(bound<Stmt::customer_merge_repoint>(target.id, source.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    db.run(bound<Stmt::customer_merge_target>(
+               source.id, email_moves ? pair.source_email_key : std::nullopt,
+               phone_moves ? pair.source_phone_key : std::nullopt, target.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     Moved m;
-    m.tickets = db.run(Stmt::customer_merge_tickets, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setString(2, timeutil::format_db(now));
-        st.setUInt64(3, source.id);
-        return static_cast<std::uint64_t>(st.executeUpdate());
-    });
-    m.surveys = db.run(Stmt::customer_merge_surveys, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, target.id);
-        st.setUInt64(2, source.id);
-        return static_cast<std::uint64_t>(st.executeUpdate());
-    });
+    m.tickets = db.run(
+        bound<Stmt::customer_merge_tickets>(target.id, timeutil::format_db(now), source.id),
+        [&](sql::PreparedStatement& st) { return static_cast<std::uint64_t>(st.executeUpdate()); });
+    m.surveys = db.run(
+        bound<Stmt::customer_merge_surveys>(target.id, source.id),
+        [&](sql::PreparedStatement& st) { return static_cast<std::uint64_t>(st.executeUpdate()); });
     search::upkeep(db, search::CustomerWrite{shop_id, target.id, /*created=*/false,
                                              /*unlisted=*/false, merged_customer(target, source)});
     search::upkeep(db, search::CustomerWrite{shop_id, source.id, /*created=*/false,

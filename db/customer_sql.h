@@ -44,31 +44,30 @@ namespace sql_text {
     "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers s "                                  \
     "JOIN customers c ON c.id = COALESCE(s.merged_into, s.id) WHERE s.shop_id = ? AND " key
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_CUSTOMER_STATEMENTS(S)                                                          \
-    S(customer_insert,                                                                             \
+#define SUPPORTCRM_CUSTOMER_STATEMENTS(S, K)                                                       \
+    S(customer_insert, (OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, Time, Key),                                                                             \
       "INSERT INTO customers (shop_id, email, email_key, phone_number, phone_key, first_name, "    \
       "last_name, full_name, storefront_id, site_cms_id, social_a_user_id, social_b_user_id, "     \
       "messaging_id, created_at) "                                                                 \
       "SELECT ks.id, ?, LOWER(?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM " SUPPORTCRM_KEY_TABLES     \
       " WHERE " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                                 \
       "RETURNING id, shop_id, (SELECT domain FROM shops WHERE shops.id = customers.shop_id) AS domain") \
-    S(customer_by_id,                                                                              \
-      "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", " SUPPORTCRM_KEY_COLUMNS                            \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id WHERE " SUPPORTCRM_KEY_MATCH)      \
-    S(customer_by_email_key, SUPPORTCRM_CUSTOMER_BY_KEY("s.email_key = LOWER(?)"))                \
-    S(customer_by_phone_key, SUPPORTCRM_CUSTOMER_BY_KEY("s.phone_key = ?"))                        \
-    S(customers_page, SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
-    S(customers_page_email, SUPPORTCRM_CUSTOMER_KEY_PAGE("s.email_key = LOWER(?)"))               \
-    S(customers_page_phone, SUPPORTCRM_CUSTOMER_KEY_PAGE("s.phone_key = ?"))                      \
-    S(customers_page_storefront, SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))              \
+    K(customer_by_id, (Id), SUPPORTCRM_CUSTOMER_COLUMNS,                                          \
+      "LEFT JOIN customers c ON c.id = ? AND c.shop_id = ks.id", "")                               \
+    S(customer_by_email_key, (Id, Text), SUPPORTCRM_CUSTOMER_BY_KEY("s.email_key = LOWER(?)"))                \
+    S(customer_by_phone_key, (Id, Text), SUPPORTCRM_CUSTOMER_BY_KEY("s.phone_key = ?"))                        \
+    S(customers_page, (Id, Id, Id), SUPPORTCRM_CUSTOMER_PAGE(""))                                                \
+    S(customers_page_email, (Id, Text, Id, Id), SUPPORTCRM_CUSTOMER_KEY_PAGE("s.email_key = LOWER(?)"))               \
+    S(customers_page_phone, (Id, Text, Id, Id), SUPPORTCRM_CUSTOMER_KEY_PAGE("s.phone_key = ?"))                      \
+    S(customers_page_storefront, (Id, Text, Id, Id), SUPPORTCRM_CUSTOMER_PAGE("AND c.storefront_id = ?"))              \
     /* PATCH /api/v1/customers/{id} (extensions.md E8): the read is customer_by_id; the write */   \
     /* checks the version the read saw (no row matched: another change won) and keeps the */       \
     /* duplicate-detection keys in step, so the unique keys refuse another customer's email or */  \
     /* phone number however the requests race. */                                                   \
-    S(customer_update,                                                                             \
+    S(customer_update, (OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, OptText, Id, Id),                                                                             \
       "UPDATE customers SET email = ?, email_key = LOWER(?), phone_number = ?, phone_key = ?, "    \
       "first_name = ?, last_name = ?, full_name = ?, storefront_id = ?, site_cms_id = ?, "         \
       "social_a_user_id = ?, social_b_user_id = ?, messaging_id = ?, version = version + 1 "       \
@@ -76,19 +75,19 @@ namespace sql_text {
     /* POST /api/v1/customers/{id}/merge (extensions.md E9). Both rows locked in one statement, */ \
     /* in id order (the primary key's range scan): two merges in opposite directions lock in */    \
     /* the same order, so the second waits for the first and then sees its outcome. */            \
-    S(customer_merge_lock,                                                                         \
+    S(customer_merge_lock, (Id, Id, Id),                                                                         \
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS ", c.email_key, c.phone_key FROM customers c "         \
       "WHERE c.shop_id = ? AND c.id IN (?, ?) ORDER BY c.id FOR UPDATE")                           \
     /* The source first: it gives up a duplicate-detection key the target takes (the target's */  \
     /* email or phone was null), so the unique keys never see it twice. */                        \
-    S(customer_merge_source,                                                                       \
+    S(customer_merge_source, (Id, Bool, Bool, Id),                                                                       \
       "UPDATE customers SET merged_into = ?, email_key = IF(?, NULL, email_key), "                 \
       "phone_key = IF(?, NULL, phone_key), version = version + 1 WHERE id = ?")                    \
     /* Chains resolve in one hop: whatever was merged into the source now names the target. */    \
-    S(customer_merge_repoint, "UPDATE customers SET merged_into = ? WHERE merged_into = ?")        \
+    S(customer_merge_repoint, (Id, Id), "UPDATE customers SET merged_into = ? WHERE merged_into = ?")        \
     /* Each null field of the fetch shape takes the source's value; the keys assigned first, */    \
     /* while t.email / t.phone_number still show whether the target had one. */                    \
-    S(customer_merge_target,                                                                       \
+    S(customer_merge_target, (Id, OptText, OptText, Id),                                                                       \
       "UPDATE customers t JOIN customers s ON s.id = ? SET "                                       \
       "t.email_key = IF(t.email IS NULL, ?, t.email_key), "                                        \
       "t.phone_key = IF(t.phone_number IS NULL, ?, t.phone_key), "                                 \
@@ -112,21 +111,21 @@ namespace sql_text {
       "t.number_of_orders = t.number_of_orders + s.number_of_orders, t.version = t.version + 1 "   \
       "WHERE t.id = ?")                                                                            \
     /* The moves: a ticket's fetch shape names its customer, so its version (ETag) changes. */    \
-    S(customer_merge_tickets,                                                                      \
+    S(customer_merge_tickets, (Id, Time, Id),                                                                      \
       "UPDATE conversations SET customer_id = ?, version = version + 1, updated_at = ? "           \
       "WHERE customer_id = ?")                                                                     \
-    S(customer_merge_surveys, "UPDATE surveys SET customer_id = ? WHERE customer_id = ?")          \
+    S(customer_merge_surveys, (Id, Id), "UPDATE surveys SET customer_id = ? WHERE customer_id = ?")          \
     /* A PATCH giving the target an email or phone number a customer merged into it still holds */ \
     /* as its key: the merged row lets it go (the target holds it now and is found by it). */      \
-    S(customer_release_merged_keys,                                                                \
+    S(customer_release_merged_keys, (OptText, OptText, Id, OptText, OptText),                                                                \
       "UPDATE customers SET email_key = IF(email_key = LOWER(?), NULL, email_key), "               \
       "phone_key = IF(phone_key = ?, NULL, phone_key) "                                            \
       "WHERE merged_into = ? AND (email_key = LOWER(?) OR phone_key = ?)")                         \
     /* dryRun: what would move. */                                                                 \
-    S(customer_merge_counts,                                                                       \
+    S(customer_merge_counts, (Id, Id),                                                                       \
       "SELECT (SELECT COUNT(*) FROM conversations WHERE customer_id = ?), "                        \
       "(SELECT COUNT(*) FROM surveys WHERE customer_id = ?)")
-SUPPORTCRM_CUSTOMER_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_CUSTOMER_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -31,6 +31,8 @@
 namespace supportcrm {
 
 enum class Stmt : std::uint16_t;  // db/statements.h
+template <typename Params, typename... Args>
+class Bound;  // db/binds.h
 
 // Thrown inside a run() by a conditional write (UPDATE ... WHERE version = ?) that matched no
 // row because another change took the version first (extensions.md §E8): nothing was written.
@@ -69,22 +71,29 @@ class Db {
     // Whether the statement changes data (INSERT, UPDATE): what the WriteLedger counts.
     static bool writes(Stmt id);
 
-    // Runs fn with the prepared statement id, records a write in the ledger, and translates
-    // connector exceptions: a lost connection becomes DbUnavailable, a duplicate unique key
-    // UniqueViolation, anything else DbError naming the statement.
-    // Each run is timed for the slow log (two clock reads, one array store).
-    template <typename Fn>
-    auto run(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
-        const WriteLedger::Mark before = ledger_.mark();
-        const StatementClock clock(*this, id);
-        try {
-            sql::PreparedStatement& st = statement(id);
-            sending(id);
+    // Binds the values (bound<Stmt::x>(...), db/binds.h: checked against the statement's
+    // declared parameters) and runs fn with the prepared statement; see run_statement().
+    template <typename Params, typename... Args, typename Fn>
+    auto run(const Bound<Params, Args...>& values, Fn&& fn)
+        -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+        return run_statement(values.statement(), [&](sql::PreparedStatement& st) {
+            values.bind(st);
             return fn(st);
-        } catch (const sql::SQLException& e) {
-            failed(e, name(id), before);
-        }
+        });
     }
+
+    // The escape hatch, for the statements declared (Positional<N>) alone: fn binds the values
+    // itself, by numbered setX calls (loops over word windows and optional filters). Throws
+    // std::logic_error for a statement declared with typed parameters.
+    template <typename Fn>
+    auto run_positional(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+        if (!positional(id)) {
+            throw std::logic_error(std::string("not a Positional statement: ") + name(id));
+        }
+        return run_statement(id, std::forward<Fn>(fn));
+    }
+    // Whether statement id is declared (Positional<N>).
+    static bool positional(Stmt id);
 
     // The key of the page cursors' HMAC (installation_secrets, sql/003): read on first use and
     // kept for the worker's life, across reconnects. Every host of a cluster reads the same row;
@@ -163,6 +172,23 @@ class Db {
     static bool is_unique_violation(int code);
 
   private:
+    // Runs fn with the prepared statement id, records a write in the ledger, and translates
+    // connector exceptions: a lost connection becomes DbUnavailable, a duplicate unique key
+    // UniqueViolation, anything else DbError naming the statement.
+    // Each run is timed for the slow log (two clock reads, one array store).
+    template <typename Fn>
+    auto run_statement(Stmt id, Fn&& fn) -> decltype(fn(std::declval<sql::PreparedStatement&>())) {
+        const WriteLedger::Mark before = ledger_.mark();
+        const StatementClock clock(*this, id);
+        try {
+            sql::PreparedStatement& st = statement(id);
+            sending(id);
+            return fn(st);
+        } catch (const sql::SQLException& e) {
+            failed(e, name(id), before);
+        }
+    }
+
     // Times one run() from before the statement is sent until its result was read or it failed.
     class StatementClock {
       public:

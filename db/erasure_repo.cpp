@@ -7,16 +7,15 @@
 
 #include "db/erasure_sql.h"
 #include "db/search/upkeep.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 namespace {
 
 // One autocommit batch of a statement binding (customer id, limit): the rows it changed.
-unsigned scrub_batch(Db& db, Stmt id, std::uint64_t customer_id, unsigned batch) {
-    return db.run(id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt(2, batch);
+template <Stmt id>
+unsigned scrub_batch(Db& db, std::uint64_t customer_id, unsigned batch) {
+    return db.run(bound<id>(customer_id, batch), [&](sql::PreparedStatement& st) {
         return static_cast<unsigned>(st.executeUpdate());
     });
 }
@@ -41,21 +40,21 @@ struct CommentKey {
     std::uint64_t id = 0;
 };
 
-void bind_after(sql::PreparedStatement& st, std::uint64_t ticket_id, const CommentKey& after) {
-    st.setUInt64(1, ticket_id);
-    st.setString(2, after.time);
-    st.setString(3, after.time);
-    st.setUInt64(4, after.id);
+// The statements walking a ticket's comments after `after`: parameters 1..4 are
+// (ticket id, after's time twice, after's id), then the statement's own (`rest`). Every value
+// by reference: the Bound returned refers to them.
+template <Stmt id, typename... Rest>
+auto bound_after(const std::uint64_t& ticket_id, const CommentKey& after, const Rest&... rest) {
+    return bound<id>(ticket_id, after.time, after.time, after.id, rest...);
 }
 
 // The key of the last comment of the next full batch after `after`; nullopt when fewer than
 // `batch` comments follow.
 std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                                          unsigned batch) {
-    return db.run(Stmt::erase_comments_next,
+    const unsigned last_of_batch = batch - 1;
+    return db.run(bound_after<Stmt::erase_comments_next>(ticket_id, after, last_of_batch),
                   [&](sql::PreparedStatement& st) -> std::optional<CommentKey> {
-                      bind_after(st, ticket_id, after);
-                      st.setUInt(5, batch - 1);
                       ResultSetPtr rs(st.executeQuery());
                       if (!rs->next()) {
                           return std::nullopt;
@@ -67,13 +66,8 @@ std::optional<CommentKey> next_batch_end(Db& db, std::uint64_t ticket_id, const 
 // The comments after `after` up to `last` (included), in (time, id).
 void scrub_comments_between(Db& db, std::uint64_t ticket_id, const CommentKey& after,
                             const CommentKey& last) {
-    db.run(Stmt::erase_comments, [&](sql::PreparedStatement& st) {
-        bind_after(st, ticket_id, after);
-        st.setString(5, last.time);
-        st.setString(6, last.time);
-        st.setUInt64(7, last.id);
-        st.executeUpdate();
-    });
+    db.run(bound_after<Stmt::erase_comments>(ticket_id, after, last.time, last.time, last.id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // How far the tickets are (sql/021): every one up to `through` done; within the next one, its
@@ -85,8 +79,7 @@ struct TicketProgress {
 };
 
 TicketProgress read_progress(Db& db, std::uint64_t customer_id) {
-    return db.run(Stmt::erasure_progress, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
+    return db.run(bound<Stmt::erasure_progress>(customer_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         TicketProgress at;
         if (rs->next()) {
@@ -100,26 +93,19 @@ TicketProgress read_progress(Db& db, std::uint64_t customer_id) {
     });
 }
 
-// Binds (customer id, after, through): the statements on a group's tickets.
-void bind_group(sql::PreparedStatement& st, std::uint64_t customer_id, const TicketGroup& g) {
-    st.setUInt64(1, customer_id);
-    st.setUInt64(2, g.after);
-    st.setUInt64(3, g.through);
+// (customer id, after, through): the statements on a group's tickets.
+template <Stmt id>
+auto bound_group(const std::uint64_t& customer_id, const TicketGroup& g) {
+    return bound<id>(customer_id, g.after, g.through);
 }
 
 // The group's tickets themselves, and the progress past them; in the caller's transaction,
 // after their comments and words.
 void clear_tickets(Db& db, std::uint64_t customer_id, const TicketGroup& g) {
-    db.run(Stmt::erase_tickets, [&](sql::PreparedStatement& st) {
-        bind_group(st, customer_id, g);
-        st.executeUpdate();
-    });
-    db.run(Stmt::erasure_tickets_through, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, g.through);
-        st.setUInt64(2, customer_id);
-        st.setUInt64(3, g.through);
-        st.executeUpdate();
-    });
+    db.run(bound_group<Stmt::erase_tickets>(customer_id, g),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    db.run(bound<Stmt::erasure_tickets_through>(g.through, customer_id, g.through),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // A group of small tickets: one batch, one transaction.
@@ -128,10 +114,8 @@ bool erase_group(Db& db, std::uint64_t customer_id, const TicketGroup& g, Erasur
         return false;
     }
     Transaction tx(db);
-    db.run(Stmt::erase_group_comments, [&](sql::PreparedStatement& st) {
-        bind_group(st, customer_id, g);
-        st.executeUpdate();
-    });
+    db.run(bound_group<Stmt::erase_group_comments>(customer_id, g),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     search::erase_tickets_words(db, customer_id, g.after, g.through);
     clear_tickets(db, customer_id, g);
     tx.commit();
@@ -151,12 +135,8 @@ bool erase_large_comments(Db& db, std::uint64_t customer_id, const TicketGroup& 
         Transaction tx(db);
         scrub_comments_between(db, g.through, after, end ? *end : past_all);
         if (end) {
-            db.run(Stmt::erasure_comment_through, [&](sql::PreparedStatement& st) {
-                st.setUInt64(1, end->id);
-                st.setUInt64(2, customer_id);
-                st.setUInt64(3, g.after);
-                st.executeUpdate();
-            });
+            db.run(bound<Stmt::erasure_comment_through>(end->id, customer_id, g.after),
+                   [&](sql::PreparedStatement& st) { st.executeUpdate(); });
         }
         tx.commit();
         if (!end) {
@@ -195,17 +175,15 @@ bool erase_large_ticket(Db& db, std::uint64_t customer_id, const TicketGroup& g,
 // The customer's next tickets after `after`, with their numbers of comments.
 std::vector<TicketToErase> ticket_chunk(Db& db, std::uint64_t customer_id, std::uint64_t after,
                                         unsigned batch) {
-    return db.run(Stmt::erase_ticket_chunk, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, after);
-        st.setUInt(3, batch);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<TicketToErase> tickets;
-        while (rs->next()) {
-            tickets.push_back(TicketToErase{rs->getUInt64(1), rs->getUInt64(2)});
-        }
-        return tickets;
-    });
+    return db.run(bound<Stmt::erase_ticket_chunk>(customer_id, after, batch),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<TicketToErase> tickets;
+                      while (rs->next()) {
+                          tickets.push_back(TicketToErase{rs->getUInt64(1), rs->getUInt64(2)});
+                      }
+                      return tickets;
+                  });
 }
 
 // Every ticket after the progress, a chunk of them at a time, in the groups the plan makes:
@@ -231,19 +209,12 @@ bool erase_tickets(Db& db, std::uint64_t customer_id, ErasureBudget& budget) {
 
 unsigned erase_idempotency_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
                                  unsigned batch) {
-    return db.run(Stmt::erase_idempotency_answers, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        for (int path = 0; path < 2; ++path) {  // SUPPORTCRM_ERASED_IDS: customer, ticket
-            st.setUInt64(i++, customer_id);
-            st.setUInt64(i++, customer_id);
-        }
-        st.setUInt64(i++, customer_id);  // SUPPORTCRM_ERASED_COMMENT_IDS
-        st.setUInt64(i++, customer_id);  // SUPPORTCRM_ERASED_IDS: survey
-        st.setUInt64(i++, customer_id);
-        st.setUInt(i, batch);
-        return static_cast<unsigned>(st.executeUpdate());
-    });
+    const std::uint64_t& c = customer_id;
+    // SUPPORTCRM_ERASED_IDS of the customer and of its tickets (two each), its comments
+    // (SUPPORTCRM_ERASED_COMMENT_IDS), SUPPORTCRM_ERASED_IDS of its surveys.
+    return db.run(
+        bound<Stmt::erase_idempotency_answers>(shop_id, c, c, c, c, c, c, c, batch),
+        [&](sql::PreparedStatement& st) { return static_cast<unsigned>(st.executeUpdate()); });
 }
 
 // One transaction: a batch of the shop's events carrying the customer's data, locked; their
@@ -253,34 +224,24 @@ std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t cust
                                unsigned batch) {
     Transaction tx(db);
     std::vector<std::uint64_t> events =
-        db.run(Stmt::erase_events_batch, [&](sql::PreparedStatement& st) {
-            unsigned i = 1;
-            st.setUInt64(i++, shop_id);
-            st.setUInt64(i++, customer_id);  // customer events: SUPPORTCRM_ERASED_IDS
-            st.setUInt64(i++, customer_id);
-            st.setUInt64(i++, customer_id);  // ticket events
-            st.setUInt64(i++, customer_id);  // comment events
-            st.setUInt64(i++, customer_id);  // survey events: SUPPORTCRM_ERASED_IDS
-            st.setUInt64(i++, customer_id);
-            st.setUInt(i, batch);
-            ResultSetPtr rs(st.executeQuery());
-            std::vector<std::uint64_t> ids;
-            while (rs->next()) {
-                ids.push_back(rs->getUInt64(1));
-            }
-            return ids;
-        });
+        // The customer's events (SUPPORTCRM_ERASED_IDS: two), its tickets', its comments', its
+        // surveys' (SUPPORTCRM_ERASED_IDS: two).
+        db.run(bound<Stmt::erase_events_batch>(shop_id, customer_id, customer_id, customer_id,
+                                               customer_id, customer_id, customer_id, batch),
+               [&](sql::PreparedStatement& st) {
+                   ResultSetPtr rs(st.executeQuery());
+                   std::vector<std::uint64_t> ids;
+                   while (rs->next()) {
+                       ids.push_back(rs->getUInt64(1));
+                   }
+                   return ids;
+               });
     const std::string now = timeutil::format_db(timeutil::now_ms());
     for (std::uint64_t event : events) {
-        db.run(Stmt::erase_cancel_deliveries, [&](sql::PreparedStatement& st) {
-            st.setString(1, now);
-            st.setUInt64(2, event);
-            st.executeUpdate();
-        });
-        db.run(Stmt::erase_event, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, event);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::erase_cancel_deliveries>(now, event),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+        db.run(bound<Stmt::erase_event>(event),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
     tx.commit();
     return events.size();
@@ -290,26 +251,18 @@ std::size_t erase_events_batch(Db& db, std::uint64_t shop_id, std::uint64_t cust
 
 bool erase_customer_row(Db& db, std::uint64_t shop_id, std::uint64_t id, timeutil::Millis now) {
     const std::string at = timeutil::format_db(now);
-    const bool erased = db.run(Stmt::customer_erase, [&](sql::PreparedStatement& st) {
-        st.setString(1, at);
-        st.setUInt64(2, id);
-        st.setUInt64(3, shop_id);
-        return st.executeUpdate() > 0;
-    });
+    const bool erased = db.run(bound<Stmt::customer_erase>(at, id, shop_id),
+                               [&](sql::PreparedStatement& st) { return st.executeUpdate() > 0; });
     if (erased) {
-        db.run(Stmt::customer_erase_merged, [&](sql::PreparedStatement& st) {
-            st.setString(1, at);
-            st.setUInt64(2, id);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::customer_erase_merged>(at, id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
         search::erase_customer_words(db, id);  // no longer found by its name, email or phone (E10)
     }
     return erased;
 }
 
 bool erasure_done(Db& db, std::uint64_t id) {
-    return db.run(Stmt::customer_erasure_done_at, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
+    return db.run(bound<Stmt::customer_erasure_done_at>(id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next() && rs->getBoolean(1);
     });
@@ -319,26 +272,20 @@ bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudg
     const bool done =
         erase_tickets(db, id, budget) &&
         batches_until_short(
-            budget, [&] { return scrub_batch(db, Stmt::erase_surveys, id, kErasureBatch); }) &&
+            budget, [&] { return scrub_batch<Stmt::erase_surveys>(db, id, kErasureBatch); }) &&
         batches_until_short(
             budget, [&] { return erase_idempotency_batch(db, shop_id, id, kErasureBatch); }) &&
         batches_until_short(budget,
                             [&] { return erase_events_batch(db, shop_id, id, kErasureBatch); });
     if (done) {
-        db.run(Stmt::customer_erasure_done, [&](sql::PreparedStatement& st) {
-            st.setString(1, timeutil::format_db(timeutil::now_ms()));
-            st.setUInt64(2, id);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::customer_erasure_done>(timeutil::format_db(timeutil::now_ms()), id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
     return done;
 }
 
 ErasureTotals erasure_totals(Db& db, std::uint64_t id) {
-    return db.run(Stmt::erasure_totals, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.setUInt64(2, id);
-        st.setUInt64(3, id);
+    return db.run(bound<Stmt::erasure_totals>(id, id, id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         ErasureTotals t;
         if (rs->next()) {

@@ -10,15 +10,16 @@ namespace supportcrm {
 // clang-format off
 
 namespace sql_text {
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_IDEMPOTENCY_STATEMENTS(S)                                                       \
+#define SUPPORTCRM_IDEMPOTENCY_STATEMENTS(S, K)                                                    \
     /* Claims the key for the key's live shop inside the request's transaction: the uncommitted row */ \
     /* is the "in progress" state. A second claim of the same key waits at most a second for the */ \
     /* first's row lock (long enough for a request that is about to finish, or for a gap lock another */ \
     /* claim holds for a moment) and then fails with ER_LOCK_WAIT_TIMEOUT: 409. A committed row makes */ \
     /* it fail with ER_DUP_ENTRY: the stored answer is read. No row returned: no live shop for the key. */ \
-    S(idempotency_claim,                                                                           \
+    S(idempotency_claim, (Text, Text, Key),                                                                           \
       "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
       "INSERT INTO idempotency_keys (shop_id, idem_key, request_hash, created_at) "                \
       "SELECT ks.id, ?, ?, UTC_TIMESTAMP(3) FROM " SUPPORTCRM_KEY_TABLES                           \
@@ -27,23 +28,20 @@ namespace sql_text {
       "(SELECT brand_id FROM shops WHERE shops.id = idempotency_keys.shop_id) AS brand, "         \
       "(SELECT webhook_events FROM shops WHERE shops.id = idempotency_keys.shop_id) AS hooks")     \
     /* The answer, in the claiming transaction: committed with the write or not at all. */         \
-    S(idempotency_store,                                                                           \
+    S(idempotency_store, (Int, Text, OptText, Id, Text),                                                                           \
       "UPDATE idempotency_keys SET status = ?, body = ?, etag = ? WHERE shop_id = ? AND idem_key = ?") \
     /* A retry's read after its claim met a committed row: the key's own columns (the claim that */ \
     /* failed settled nothing) and the stored answer, in one round trip. */                        \
-    S(idempotency_answer_for_key,                                                                  \
-      "SELECT i.request_hash, i.status, i.body, i.etag, " SUPPORTCRM_KEY_COLUMNS                   \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " LEFT JOIN idempotency_keys i ON i.shop_id = ks.id AND i.idem_key = ? WHERE "               \
-      SUPPORTCRM_KEY_MATCH)                                                                        \
+    K(idempotency_answer_for_key, (Text), "i.request_hash, i.status, i.body, i.etag",             \
+      "LEFT JOIN idempotency_keys i ON i.shop_id = ks.id AND i.idem_key = ?", "")                  \
     /* Retention (docs/operations.md "Key retention"): kept 25 hours, deleted in small batches. */ \
     /* Its range scan may meet the row lock of a claim in progress (when no committed row is younger */ \
     /* than the cutoff): it waits for it at most a second, so a worker never stalls on retention. */ \
-    S(idempotency_purge,                                                                           \
+    S(idempotency_purge, (),                                                                           \
       "SET STATEMENT innodb_lock_wait_timeout = 1 FOR "                                            \
       "DELETE FROM idempotency_keys WHERE created_at < UTC_TIMESTAMP(3) - INTERVAL 25 HOUR "       \
       "LIMIT 500")
-SUPPORTCRM_IDEMPOTENCY_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_IDEMPOTENCY_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -8,11 +8,12 @@ namespace supportcrm {
 // clang-format off
 namespace sql_text {
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_SECRET_STATEMENTS(S)                                                            \
-    S(installation_secret, "SELECT secret FROM installation_secrets WHERE name = 'cursor'")
-SUPPORTCRM_SECRET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+#define SUPPORTCRM_SECRET_STATEMENTS(S, K)                                                         \
+    S(installation_secret, (), "SELECT secret FROM installation_secrets WHERE name = 'cursor'")
+SUPPORTCRM_SECRET_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 // clang-format on

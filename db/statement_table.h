@@ -53,9 +53,11 @@ struct StatementSpec {
 };
 
 // clang-format off
-#define SUPPORTCRM_STMT_SPEC(name, ...) StatementSpec{#name, __VA_ARGS__, statement_text::writes(__VA_ARGS__)},
-inline constexpr StatementSpec kStatements[] = {SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_SPEC)};
+#define SUPPORTCRM_STMT_SPEC(name, params, ...) StatementSpec{#name, __VA_ARGS__, statement_text::writes(__VA_ARGS__)},
+#define SUPPORTCRM_KEYED_SPEC(name, params, columns, joins, tail) StatementSpec{#name, SUPPORTCRM_KEYED_SQL(columns, joins, tail), false},
+inline constexpr StatementSpec kStatements[] = {SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_SPEC, SUPPORTCRM_KEYED_SPEC)};
 #undef SUPPORTCRM_STMT_SPEC
+#undef SUPPORTCRM_KEYED_SPEC
 // clang-format on
 static_assert(std::size(kStatements) == kStatementCount);
 

@@ -11,9 +11,41 @@
 
 #include "common/time_util.h"
 #include "db/db.h"
+#include "db/statement_params.h"
 #include "db/statement_table.h"
 
 namespace supportcrm {
+
+// Every statement has as many placeholders as it declares parameters: what makes bound<>()'s
+// checks of count and order hold for the SQL too.
+// clang-format off
+#define SUPPORTCRM_CHECK_PLACEHOLDERS(name, params, ...)                                    \
+    static_assert(param::placeholders(__VA_ARGS__) == param::of::name::count,               \
+                  #name ": its SQL has another number of ? than the parameters it declares");
+#define SUPPORTCRM_CHECK_KEYED_PLACEHOLDERS(name, params, columns, joins, tail)              \
+    SUPPORTCRM_CHECK_PLACEHOLDERS(name, params, SUPPORTCRM_KEYED_SQL(columns, joins, tail))
+SUPPORTCRM_STATEMENTS(SUPPORTCRM_CHECK_PLACEHOLDERS, SUPPORTCRM_CHECK_KEYED_PLACEHOLDERS)
+#undef SUPPORTCRM_CHECK_KEYED_PLACEHOLDERS
+#undef SUPPORTCRM_CHECK_PLACEHOLDERS
+// clang-format on
+
+// A read of the key's columns from the key's tables is an entry K(...), generated
+// (SUPPORTCRM_KEYED_SQL), not written out; shop_by_key_hash, the key's own statement, reads
+// nothing else.
+constexpr bool writes_out_keyed_read(std::string_view sql) {
+    return statement_text::starts_with(sql, "SELECT ") &&
+           sql.find(SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES) !=
+               std::string_view::npos;
+}
+// clang-format off
+#define SUPPORTCRM_CHECK_NOT_KEYED(name, params, ...)                                       \
+    static_assert(Stmt::name == Stmt::shop_by_key_hash || !writes_out_keyed_read(__VA_ARGS__), \
+                  #name ": a keyed read is an entry K(name, (params), columns, joins, tail)");
+#define SUPPORTCRM_IGNORE_KEYED(...)
+SUPPORTCRM_STATEMENTS(SUPPORTCRM_CHECK_NOT_KEYED, SUPPORTCRM_IGNORE_KEYED)
+#undef SUPPORTCRM_IGNORE_KEYED
+#undef SUPPORTCRM_CHECK_NOT_KEYED
+// clang-format on
 
 std::size_t Db::statement_count() {
     return kStatementCount;
@@ -21,6 +53,10 @@ std::size_t Db::statement_count() {
 
 const char* Db::name(Stmt id) {
     return statement_spec(id).name;
+}
+
+bool Db::positional(Stmt id) {
+    return is_positional(id);
 }
 
 bool Db::writes(Stmt id) {
@@ -72,7 +108,7 @@ void Db::prepare_all() {
 
 const std::string& Db::cursor_secret() {
     if (cursor_secret_.empty()) {
-        cursor_secret_ = run(Stmt::installation_secret, [](sql::PreparedStatement& st) {
+        cursor_secret_ = run(bound<Stmt::installation_secret>(), [](sql::PreparedStatement& st) {
             ResultSetPtr rs(st.executeQuery());
             if (!rs->next()) {
                 throw std::runtime_error(

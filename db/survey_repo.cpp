@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "db/csat_spans.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 #include "db/survey_sql.h"
 
 namespace supportcrm {
@@ -98,17 +98,14 @@ void add_counts_text(const sql::ResultSet& rs, unsigned column,
 std::vector<SurveyRow> page_of(Db& db, Stmt stmt, std::uint64_t scope_id, const std::string& from,
                                const std::string& to, std::uint64_t limit, std::uint64_t offset) {
     std::vector<SurveyRow> rows;
-    db.run(stmt, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, scope_id);
-        st.setString(2, from);
-        st.setString(3, to);
-        st.setUInt64(4, limit);
-        st.setUInt64(5, offset);
-        ResultSetPtr rs(st.executeQuery());
-        while (rs->next()) {
-            rows.push_back(read_survey(*rs, layout::survey_page::survey));
-        }
-    });
+    db.run(bound_one_of<Stmt::csat_page_shop, Stmt::csat_page_brand>(stmt, scope_id, from, to,
+                                                                     limit, offset),
+           [&](sql::PreparedStatement& st) {
+               ResultSetPtr rs(st.executeQuery());
+               while (rs->next()) {
+                   rows.push_back(read_survey(*rs, layout::survey_page::survey));
+               }
+           });
     return rows;
 }
 
@@ -120,8 +117,7 @@ constexpr std::uint64_t kBrandMergeDepth = 1000;
 // every survey of the brand's window takes seconds at a million rows. Each shop's newest
 // offset + limit rows are read by range scan instead, and merged here.
 std::vector<std::uint64_t> brand_shop_ids(Db& db, std::uint64_t brand_id) {
-    return db.run(Stmt::brand_shop_ids, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, brand_id);
+    return db.run(bound<Stmt::brand_shop_ids>(brand_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<std::uint64_t> ids;
         while (rs->next()) {
@@ -135,22 +131,18 @@ std::vector<std::uint64_t> brand_shop_ids(Db& db, std::uint64_t brand_id) {
 // partial first day from its rows).
 void add_shop_counts(Db& db, std::uint64_t shop_id, const StatsRanges& r,
                      std::array<std::uint64_t, 6>& by_mark) {
-    db.run(Stmt::csat_stats_shop, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setString(2, r.whole_from);
-        st.setString(3, r.whole_to);
-        st.setUInt64(4, shop_id);
-        st.setString(5, r.raw_from);
-        st.setString(6, r.raw_to);
-        ResultSetPtr rs(st.executeQuery());
-        while (rs->next()) {
-            int mark = rs->getInt(layout::csat_stats_shop::mark);
-            if (mark >= 1 && mark <= 5) {
-                by_mark[static_cast<std::size_t>(mark)] +=
-                    rs->getUInt64(layout::csat_stats_shop::count);
-            }
-        }
-    });
+    db.run(bound<Stmt::csat_stats_shop>(shop_id, r.whole_from, r.whole_to, shop_id, r.raw_from,
+                                        r.raw_to),
+           [&](sql::PreparedStatement& st) {
+               ResultSetPtr rs(st.executeQuery());
+               while (rs->next()) {
+                   int mark = rs->getInt(layout::csat_stats_shop::mark);
+                   if (mark >= 1 && mark <= 5) {
+                       by_mark[static_cast<std::size_t>(mark)] +=
+                           rs->getUInt64(layout::csat_stats_shop::count);
+                   }
+               }
+           });
 }
 
 std::vector<SurveyRow> brand_page(Db& db, const CsatQuery& q,
@@ -196,10 +188,8 @@ SurveyRow row_of_new_survey(const RecordedSurvey& recorded, const NewSurvey& sur
 namespace {
 
 bool attach_to_customer(Db& db, std::uint64_t customer_id) {
-    return db.run(Stmt::customer_attach, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        return st.executeUpdate() > 0;
-    });
+    return db.run(bound<Stmt::customer_attach>(customer_id),
+                  [&](sql::PreparedStatement& st) { return st.executeUpdate() > 0; });
 }
 
 // The conversation's customer, and its channel and agent as they are now (E4: the survey
@@ -212,10 +202,8 @@ struct SurveyConversation {
 
 std::optional<SurveyConversation> find_survey_conversation(Db& db, std::uint64_t shop_id,
                                                            std::uint64_t conversation_id) {
-    return db.run(Stmt::survey_conversation,
+    return db.run(bound<Stmt::survey_conversation>(conversation_id, shop_id),
                   [&](sql::PreparedStatement& st) -> std::optional<SurveyConversation> {
-                      st.setUInt64(1, conversation_id);
-                      st.setUInt64(2, shop_id);
                       ResultSetPtr rs(st.executeQuery());
                       if (!rs->next()) {
                           return std::nullopt;
@@ -230,41 +218,24 @@ std::optional<SurveyConversation> find_survey_conversation(Db& db, std::uint64_t
 // The survey's row; its id.
 std::uint64_t insert_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s,
                             const SurveyConversation& conversation) {
-    return db.run(Stmt::survey_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, s.conversation_id);
-        st.setUInt64(3, conversation.customer.id);
-        st.setInt(4, s.mark);
-        bind_optional(st, 5, s.comment);
-        if (s.message_id) {
-            st.setInt64(6, *s.message_id);
-        } else {
-            st.setNull(6, sql::DataType::BIGINT);
-        }
-        st.setString(7, s.graph_nodes_json);
-        st.setString(8, s.node_ids_json);
-        st.setString(9, conversation.channel);
-        bind_optional(st, 10, conversation.assigned_to);
-        st.setString(11, timeutil::format_db(s.created_at));
-        ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        return rs->getUInt64(layout::returned_id::id);
-    });
+    return db.run(bound<Stmt::survey_insert>(
+                      shop_id, s.conversation_id, conversation.customer.id, s.mark, s.comment,
+                      s.message_id, s.graph_nodes_json, s.node_ids_json, conversation.channel,
+                      conversation.assigned_to, timeutil::format_db(s.created_at)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      rs->next();
+                      return rs->getUInt64(layout::returned_id::id);
+                  });
 }
 
 // The tallies the statistics read instead of the rows: the shop's count of the day and mark
 // (survey_daily_counts) and of each aligned span that holds the survey (survey_span_counts).
 void count_survey(Db& db, std::uint64_t shop_id, const NewSurvey& s, std::uint64_t survey_id) {
-    db.run(Stmt::survey_day_count_bump, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setString(2, day_of(s.created_at));
-        st.setInt(3, s.mark);
-        st.executeUpdate();
-    });
-    db.run(Stmt::survey_span_bump, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, survey_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::survey_day_count_bump>(shop_id, day_of(s.created_at), s.mark),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    db.run(bound<Stmt::survey_span_bump>(survey_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 }  // namespace
@@ -316,31 +287,26 @@ CsatResult query_csat(Db& db, const CsatQuery& q) {
 Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
                                           const CsatQuery& q) {
     StatsRanges ranges = stats_ranges(q);
-    return db.run(Stmt::csat_page_for_key, [&](sql::PreparedStatement& st) {
-        st.setString(1, ranges.whole_from);
-        st.setString(2, ranges.whole_to);
-        st.setString(3, ranges.raw_from);
-        st.setString(4, ranges.raw_to);
-        st.setString(5, timeutil::format_db(q.start));
-        st.setString(6, timeutil::format_db(q.end));
-        st.setString(7, key_digest);
-        st.setUInt64(8, q.limit);
-        st.setUInt64(9, q.offset);
-        ResultSetPtr rs(st.executeQuery());
-        Keyed<CsatResult> found(KeyJoin::only_with_record);
-        CsatResult* page = nullptr;
-        using namespace layout::csat_page_for_key;
-        while (rs->next()) {
-            if (!page) {
-                found.set_key(read_keyed_shop(*rs, key));
-                page = &found.emplace_record();
-                add_counts_text(*rs, day_counts, page->by_mark);
-                add_counts_text(*rs, raw_counts, page->by_mark);
-            }
-            page->surveys.push_back(read_survey(*rs, survey));
-        }
-        return found;
-    });
+    return db.run(bound<Stmt::csat_page_for_key>(
+                      ranges.whole_from, ranges.whole_to, ranges.raw_from, ranges.raw_to,
+                      timeutil::format_db(q.start), timeutil::format_db(q.end),
+                      KeyDigest(key_digest), q.limit, q.offset),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Keyed<CsatResult> found(KeyJoin::only_with_record);
+                      CsatResult* page = nullptr;
+                      using namespace layout::csat_page_for_key;
+                      while (rs->next()) {
+                          if (!page) {
+                              found.set_key(read_keyed_shop(*rs, key));
+                              page = &found.emplace_record();
+                              add_counts_text(*rs, day_counts, page->by_mark);
+                              add_counts_text(*rs, raw_counts, page->by_mark);
+                          }
+                          page->surveys.push_back(read_survey(*rs, survey));
+                      }
+                      return found;
+                  });
 }
 
 }  // namespace supportcrm
@@ -406,35 +372,32 @@ unsigned rollup_for(const SurveyFilter& f, CountKey key) {
 
 void count_spans(Db& db, std::uint64_t shop, const std::string& json, const SurveyFilter& f,
                  CountKey key, Tally& tally) {
-    db.run(span_statement(key), [&](sql::PreparedStatement& st) {
-        st.setString(1, json);
-        st.setUInt64(2, shop);
-        st.setUInt(3, rollup_for(f, key));
-        bind_optional(st, 4, f.channel);
-        bind_optional(st, 5, f.channel);
-        bind_optional(st, 6, f.assigned_to);
-        bind_optional(st, 7, f.assigned_to);
-        ResultSetPtr rs(st.executeQuery());
-        using namespace layout::csat_span_counts;
-        while (rs->next()) {
-            std::array<std::uint64_t, 6>* counts = nullptr;
-            switch (key) {
-                case CountKey::tag:
-                    counts = &tally.at(rs->getUInt(layout::csat_span_counts::key), {}, 0);
-                    break;
-                case CountKey::channel:
-                    counts =
-                        &tally.at(0, std::string(rs->getString(layout::csat_span_counts::key)), 0);
-                    break;
-                case CountKey::agent:
-                    counts = &tally.at(0, {}, rs->getUInt64(layout::csat_span_counts::key));
-                    break;
-            }
-            for (unsigned mark = 1; mark <= 5; ++mark) {
-                (*counts)[mark] += rs->getUInt64(marks[mark - 1]);
-            }
-        }
-    });
+    db.run(bound_one_of<Stmt::csat_span_counts_by_tag, Stmt::csat_span_counts_by_channel,
+                        Stmt::csat_span_counts_by_agent>(span_statement(key), json, shop,
+                                                         rollup_for(f, key), f.channel, f.channel,
+                                                         f.assigned_to, f.assigned_to),
+           [&](sql::PreparedStatement& st) {
+               ResultSetPtr rs(st.executeQuery());
+               using namespace layout::csat_span_counts;
+               while (rs->next()) {
+                   std::array<std::uint64_t, 6>* counts = nullptr;
+                   switch (key) {
+                       case CountKey::tag:
+                           counts = &tally.at(rs->getUInt(layout::csat_span_counts::key), {}, 0);
+                           break;
+                       case CountKey::channel:
+                           counts = &tally.at(
+                               0, std::string(rs->getString(layout::csat_span_counts::key)), 0);
+                           break;
+                       case CountKey::agent:
+                           counts = &tally.at(0, {}, rs->getUInt64(layout::csat_span_counts::key));
+                           break;
+                   }
+                   for (unsigned mark = 1; mark <= 5; ++mark) {
+                       (*counts)[mark] += rs->getUInt64(marks[mark - 1]);
+                   }
+               }
+           });
 }
 
 SurveyRow read_export_row(const sql::ResultSet& rs) {
@@ -490,14 +453,13 @@ std::vector<GroupCounts> count_surveys(Db& db, const std::vector<std::uint64_t>&
             return std::prev(it)->tag;
         };
         for (std::uint64_t shop : shops) {
-            db.run(Stmt::csat_count_customer_rows, [&](sql::PreparedStatement& st) {
-                st.setUInt64(1, *f.customer_id);
-                st.setUInt64(2, shop);
-                st.setString(3, timeutil::format_db(parts.front().start));
-                st.setString(4, timeutil::format_db(parts.back().end + 1));
-                ResultSetPtr rs(st.executeQuery());
-                tally_rows(*rs, f, tally, tag_of);
-            });
+            db.run(bound<Stmt::csat_count_customer_rows>(*f.customer_id, shop,
+                                                         timeutil::format_db(parts.front().start),
+                                                         timeutil::format_db(parts.back().end + 1)),
+                   [&](sql::PreparedStatement& st) {
+                       ResultSetPtr rs(st.executeQuery());
+                       tally_rows(*rs, f, tally, tag_of);
+                   });
         }
         return tally.take();
     }
@@ -507,14 +469,14 @@ std::vector<GroupCounts> count_surveys(Db& db, const std::vector<std::uint64_t>&
             count_spans(db, shop, plan.json, f, key, tally);
         }
         for (const RawPart& r : plan.raw) {
-            db.run(Stmt::csat_count_rows, [&](sql::PreparedStatement& st) {
-                st.setUInt64(1, shop);
-                st.setString(2, timeutil::format_db(r.start));
-                st.setString(3, timeutil::format_db(r.end));
-                ResultSetPtr rs(st.executeQuery());
-                tally_rows(*rs, f, tally,
+            db.run(bound<Stmt::csat_count_rows>(shop, timeutil::format_db(r.start),
+                                                timeutil::format_db(r.end)),
+                   [&](sql::PreparedStatement& st) {
+                       ResultSetPtr rs(st.executeQuery());
+                       tally_rows(
+                           *rs, f, tally,
                            [&](timeutil::Millis) -> std::optional<std::uint32_t> { return r.tag; });
-            });
+                   });
         }
     }
     return tally.take();
@@ -532,7 +494,7 @@ std::vector<SurveyRow> filtered_page(Db& db, const std::vector<std::uint64_t>& s
     std::vector<SurveyRow> rows;
     for (std::uint64_t shop : shops) {
         Stmt stmt = f.customer_id ? Stmt::csat_customer_page : Stmt::csat_filtered_page;
-        db.run(stmt, [&](sql::PreparedStatement& st) {
+        db.run_positional(stmt, [&](sql::PreparedStatement& st) {
             unsigned i = 1;
             if (f.customer_id) {
                 st.setUInt64(i++, *f.customer_id);
@@ -581,7 +543,7 @@ void SurveyExport::refill(ShopCursor& c) {
     c.rows.clear();
     c.at = 0;
     Stmt stmt = filter_.customer_id ? Stmt::csat_export_customer_chunk : Stmt::csat_export_chunk;
-    db_.run(stmt, [&](sql::PreparedStatement& st) {
+    db_.run_positional(stmt, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         if (filter_.customer_id) {
             st.setUInt64(i++, *filter_.customer_id);
@@ -652,19 +614,16 @@ std::vector<SurveyRow> customer_surveys_chunk(Db& db, std::uint64_t customer_id,
         from = after->created_at.substr(0, 23);
         from[10] = ' ';
     }
-    return db.run(Stmt::customer_export_surveys, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setString(2, from);
-        st.setString(3, from);
-        st.setUInt64(4, after ? after->id : 0);
-        st.setUInt64(5, rows);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<SurveyRow> out;
-        while (rs->next()) {
-            out.push_back(read_survey(*rs, layout::customer_export_surveys::survey));
-        }
-        return out;
-    });
+    return db.run(
+        bound<Stmt::customer_export_surveys>(customer_id, from, from, after ? after->id : 0, rows),
+        [&](sql::PreparedStatement& st) {
+            ResultSetPtr rs(st.executeQuery());
+            std::vector<SurveyRow> out;
+            while (rs->next()) {
+                out.push_back(read_survey(*rs, layout::customer_export_surveys::survey));
+            }
+            return out;
+        });
 }
 
 }  // namespace supportcrm

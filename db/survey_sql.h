@@ -65,22 +65,23 @@ namespace supportcrm {
 #define SUPPORTCRM_BRAND_SHOPS "SELECT id FROM shops WHERE brand_id = ? AND deleted_at IS NULL"
 
 namespace sql_text {
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_SURVEY_STATEMENTS(S)                                                            \
-    S(survey_conversation,                                                                         \
+#define SUPPORTCRM_SURVEY_STATEMENTS(S, K)                                                         \
+    S(survey_conversation, (Id, Id),                                                                         \
       "SELECT " SUPPORTCRM_SURVEY_CUSTOMER_COLUMNS ", c.channel, c.assigned_to FROM conversations c " \
       "JOIN customers cu ON cu.id = c.customer_id WHERE c.id = ? AND c.shop_id = ? "               \
       /* Shared locks: a merge moving the ticket (its rows locked FOR UPDATE) commits first and */ \
       /* the survey then reads the ticket's new customer (extensions.md E9). */                    \
       "LOCK IN SHARE MODE")                                                                        \
-    S(survey_insert,                                                                               \
+    S(survey_insert, (Id, Id, Id, Int, OptText, OptInt64, Text, Text, Text, OptId, Time),                                                                               \
       "INSERT INTO surveys (shop_id, conversation_id, customer_id, mark, comment, message_id, "    \
       "graph_nodes, node_ids, channel, assigned_to, created_at) "                                  \
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")                                     \
     /* The new survey's row in each span of survey_span_counts (sql/005): one statement, the row's */ \
     /* own columns, the same arithmetic as the migration's backfill. */                            \
-    S(survey_span_bump,                                                                            \
+    S(survey_span_bump, (Id),                                                                            \
       "INSERT INTO survey_span_counts "                                                            \
       "(shop_id, span, start, rollup, channel, agent, c1, c2, c3, c4, c5) "                        \
       "SELECT s.shop_id, l.span, "                                                                 \
@@ -91,12 +92,12 @@ namespace sql_text {
       "UNION ALL SELECT 2 UNION ALL SELECT 3) r WHERE s.id = ? "                                   \
       "ON DUPLICATE KEY UPDATE c1 = c1 + VALUES(c1), c2 = c2 + VALUES(c2), "                       \
       "c3 = c3 + VALUES(c3), c4 = c4 + VALUES(c4), c5 = c5 + VALUES(c5)")                          \
-    S(survey_day_count_bump,                                                                       \
+    S(survey_day_count_bump, (Id, Text, Int),                                                                       \
       "INSERT INTO survey_daily_counts (shop_id, day, mark, count) VALUES (?, ?, ?, 1) "           \
       "ON DUPLICATE KEY UPDATE count = count + 1")                                                 \
     /* The page: a backward range scan of ix_surveys_shop_created, stopping after the page; the */ \
     /* index is forced (docs/performance.md, "The statements' shapes"). */                         \
-    S(csat_page_shop,                                                                              \
+    S(csat_page_shop, (Id, Time, Time, Id, Id),                                                                              \
       "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_shop_created) " \
       "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "             \
       "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ? "                                      \
@@ -106,25 +107,24 @@ namespace sql_text {
     /* evaluated once, the key's shop is a constant table), then the key's shop. No rows (an */    \
     /* unknown key, an empty window, a page past the end): the caller resolves the key and falls */ \
     /* back to csat_page_shop + csat_stats_shop (docs/performance.md, "The statements' shapes"). */ \
-    S(csat_page_for_key,                                                                           \
-      "SELECT " SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS                   \
-      ", " SUPPORTCRM_RAW_COUNTS ", " SUPPORTCRM_KEY_COLUMNS " FROM " SUPPORTCRM_KEY_TABLES        \
-      " JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "                                     \
+    K(csat_page_for_key, (Text, Text, Text, Text, Time, Time, Id, Id),                            \
+      SUPPORTCRM_SURVEY_COLUMNS_OF_KEY_SHOP ", " SUPPORTCRM_DAY_COUNTS ", " SUPPORTCRM_RAW_COUNTS,  \
+      "JOIN surveys s FORCE INDEX (ix_surveys_shop_created) "                                      \
       "ON s.shop_id = ks.id AND s.created_at BETWEEN ? AND ? "                                     \
-      "JOIN customers cu ON cu.id = s.customer_id WHERE " SUPPORTCRM_KEY_MATCH                     \
-      " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                   \
+      "JOIN customers cu ON cu.id = s.customer_id",                                                \
+      "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                    \
     /* Deep pages in brand scope (see survey_repo.cpp): the brand's surveys in the window are */   \
     /* sorted as a whole. */                                                                       \
-    S(csat_page_brand,                                                                             \
+    S(csat_page_brand, (Id, Time, Time, Id, Id),                                                                             \
       "SELECT " SUPPORTCRM_SURVEY_COLUMNS                                                          \
       " FROM (SELECT id FROM surveys WHERE shop_id IN (" SUPPORTCRM_BRAND_SHOPS                    \
       ") AND created_at BETWEEN ? AND ? "                                                          \
       "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?) p " SUPPORTCRM_SURVEY_JOINS             \
       " ORDER BY s.created_at DESC, s.id DESC")                                                    \
-    S(brand_shop_ids, SUPPORTCRM_BRAND_SHOPS " ORDER BY id")                                       \
+    S(brand_shop_ids, (Id), SUPPORTCRM_BRAND_SHOPS " ORDER BY id")                                       \
     /* Stats: whole days from the per-day counts, plus the raw rows of the partial first day */    \
     /* (a startDate with a time of day); the caller passes empty ranges for parts not needed. */   \
-    S(csat_stats_shop,                                                                             \
+    S(csat_stats_shop, (Id, Text, Text, Id, Text, Text),                                                                             \
       "SELECT mark, SUM(n) FROM ("                                                                 \
       "SELECT mark, count AS n FROM survey_daily_counts WHERE shop_id = ? AND day BETWEEN ? AND ? " \
       "UNION ALL SELECT mark, COUNT(*) FROM surveys WHERE shop_id = ? "                            \
@@ -132,46 +132,46 @@ namespace sql_text {
     /* ---- E4 (extensions.md): filtered pages, counts from survey_span_counts, the export. */     \
     /* Pages: the window's range of ix_surveys_shop_created (or of the customer's surveys) read */ \
     /* backwards, the filters checked on the way. */                                               \
-    S(csat_filtered_page,                                                                          \
+    S(csat_filtered_page, (Positional<12>),                                                                          \
       "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")      \
       "WHERE s.shop_id = ? AND s.created_at BETWEEN ? AND ?" SUPPORTCRM_SURVEY_FILTER              \
       "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")                                    \
-    S(csat_customer_page,                                                                          \
+    S(csat_customer_page, (Positional<13>),                                                                          \
       "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")          \
       "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at BETWEEN ? AND ?"                 \
       SUPPORTCRM_SURVEY_FILTER "ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?")           \
     /* The export's chunks: the next rows after the keyset cursor (created_at, id), newest first. */ \
-    S(csat_export_chunk,                                                                           \
+    S(csat_export_chunk, (Positional<14>),                                                                           \
       "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_shop_created")      \
       "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "                           \
       "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER         \
       "ORDER BY s.created_at DESC, s.id DESC LIMIT ?")                                             \
-    S(csat_export_customer_chunk,                                                                  \
+    S(csat_export_customer_chunk, (Positional<15>),                                                                  \
       "SELECT " SUPPORTCRM_EXPORT_COLUMNS SUPPORTCRM_FILTERED_FROM("ix_surveys_customer")          \
       "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at <= ? "     \
       "AND (s.created_at < ? OR (s.created_at = ? AND s.id < ?))" SUPPORTCRM_SURVEY_FILTER         \
       "ORDER BY s.created_at DESC, s.id DESC LIMIT ?")                                             \
-    S(csat_span_counts_by_tag, SUPPORTCRM_SPAN_COUNTS("j.tag"))                                    \
-    S(csat_span_counts_by_channel, SUPPORTCRM_SPAN_COUNTS("c.channel"))                            \
-    S(csat_span_counts_by_agent, SUPPORTCRM_SPAN_COUNTS("c.agent"))                                \
+    S(csat_span_counts_by_tag, (Text, Id, UInt, OptText, OptText, OptId, OptId), SUPPORTCRM_SPAN_COUNTS("j.tag"))                                    \
+    S(csat_span_counts_by_channel, (Text, Id, UInt, OptText, OptText, OptId, OptId), SUPPORTCRM_SPAN_COUNTS("c.channel"))                            \
+    S(csat_span_counts_by_agent, (Text, Id, UInt, OptText, OptText, OptId, OptId), SUPPORTCRM_SPAN_COUNTS("c.agent"))                                \
     /* Surveys counted one by one: the parts of a window off the quarter-hour grid (at most 15 */  \
     /* minutes each), and a customer's surveys. */                                                 \
-    S(csat_count_rows,                                                                             \
+    S(csat_count_rows, (Id, Time, Time),                                                                             \
       "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "            \
       "FROM surveys s FORCE INDEX (ix_surveys_shop_created) "                                      \
       "WHERE s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?")                            \
-    S(csat_count_customer_rows,                                                                    \
+    S(csat_count_customer_rows, (Id, Id, Time, Time),                                                                    \
       "SELECT " SUPPORTCRM_MILLIS("s.created_at") ", s.mark, s.channel, s.assigned_to "            \
       "FROM surveys s FORCE INDEX (ix_surveys_customer) "                                          \
       "WHERE s.customer_id = ? AND s.shop_id = ? AND s.created_at >= ? AND s.created_at < ?")      \
     /* GET /api/v1/customers/{id}/export (extensions.md E9): the customer's surveys, createdAt */  \
     /* ascending, in keyset chunks after (created_at, id) along ix_surveys_customer. */            \
-    S(customer_export_surveys,                                                                     \
+    S(customer_export_surveys, (Id, Text, Text, Id, Id),                                                                     \
       "SELECT " SUPPORTCRM_SURVEY_COLUMNS " FROM surveys s FORCE INDEX (ix_surveys_customer) "     \
       "JOIN shops sh ON sh.id = s.shop_id JOIN customers cu ON cu.id = s.customer_id "             \
       "WHERE s.customer_id = ? AND s.created_at >= ? AND (s.created_at > ? OR s.id > ?) "          \
       "ORDER BY s.created_at, s.id LIMIT ?")
-SUPPORTCRM_SURVEY_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_SURVEY_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

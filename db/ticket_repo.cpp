@@ -14,7 +14,7 @@
 #include "db/search/reads.h"
 #include "db/search/sql.h"
 #include "db/search/upkeep.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 #include "db/ticket_sql.h"
 
 namespace supportcrm {
@@ -22,10 +22,9 @@ namespace supportcrm {
 constexpr WordChecks kTicketWordChecks{Stmt::ticket_words_check, Stmt::ticket_word_tickets};
 namespace {
 
-bool row_exists(Db& db, Stmt stmt, std::uint64_t id, std::uint64_t shop_id) {
-    return db.run(stmt, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.setUInt64(2, shop_id);
+template <Stmt stmt>
+bool row_exists(Db& db, std::uint64_t id, std::uint64_t shop_id) {
+    return db.run(bound<stmt>(id, shop_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next();
     });
@@ -52,56 +51,42 @@ PersonRow read_person(const sql::ResultSet& rs, ColumnRun at) {
 }
 
 TicketCustomer ticket_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id) {
-    return db.run(Stmt::customer_exists, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, shop_id);
-        ResultSetPtr rs(st.executeQuery());
-        if (!rs->next()) {
-            return TicketCustomer::missing;
-        }
-        return rs->getBoolean(1) ? TicketCustomer::erased : TicketCustomer::live;
-    });
+    return db.run(bound<Stmt::customer_exists>(customer_id, shop_id),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      if (!rs->next()) {
+                          return TicketCustomer::missing;
+                      }
+                      return rs->getBoolean(1) ? TicketCustomer::erased : TicketCustomer::live;
+                  });
 }
 
 bool user_in_shop(Db& db, std::uint64_t shop_id, std::uint64_t user_id) {
-    return row_exists(db, Stmt::user_exists, user_id, shop_id);
+    return row_exists<Stmt::user_exists>(db, user_id, shop_id);
 }
 
 InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) {
-    const bool attached = db.run(Stmt::customer_attach, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, t.customer_id);
-        return st.executeUpdate() > 0;
-    });
+    const bool attached =
+        db.run(bound<Stmt::customer_attach>(t.customer_id),
+               [&](sql::PreparedStatement& st) { return st.executeUpdate() > 0; });
     if (!attached) {
         return {};  // merged or erased since the check: nothing written
     }
-    InsertedTicket out = db.run(Stmt::conversation_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, t.customer_id);
-        st.setString(3, t.channel);
-        bind_optional(st, 4, t.name);
-        bind_optional(st, 5, t.thread_id);
-        bind_optional(st, 6, t.email_used);
-        st.setString(7, db_time(t.date));
-        bind_optional(st, 8, t.last_message);
-        st.setString(9, db_time(t.last_message_time));
-        bind_optional(st, 10, t.contact_reason);
-        bind_optional(st, 11, t.assigned_to);
-        st.setBoolean(12, t.is_opened_ticket);
-        st.setInt64(13, t.unread_chat_count);
-        st.setString(14, t.tags_json);
-        bind_optional(st, 15, t.language_code);
-        bind_optional(st, 16, t.via);
-        st.setString(17, db_time(t.created_at));
-        st.setString(18, db_time(t.created_at));  // updated_at: a new ticket's last change
-        st.setBoolean(19, t.is_opened_ticket);    // the HumanTicket below
-        st.setUInt64(20, t.customer_id);
-        ResultSetPtr rs(st.executeQuery());
-        namespace col = layout::conversation_insert;
-        return rs->next()
-                   ? InsertedTicket{rs->getUInt64(col::id), rs->getUInt64(col::customer_version)}
-                   : InsertedTicket{};
-    });
+    InsertedTicket out = db.run(
+        bound<Stmt::conversation_insert>(
+            shop_id, t.customer_id, t.channel, t.name, t.thread_id, t.email_used, db_time(t.date),
+            t.last_message, db_time(t.last_message_time), t.contact_reason, t.assigned_to,
+            t.is_opened_ticket, t.unread_chat_count, t.tags_json, t.language_code, t.via,
+            db_time(t.created_at), db_time(t.created_at), t.is_opened_ticket, t.customer_id),
+        [&](sql::PreparedStatement& st) {
+            // updated_at: a new ticket's last change
+            // the HumanTicket below
+            ResultSetPtr rs(st.executeQuery());
+            namespace col = layout::conversation_insert;
+            return rs->next() ? InsertedTicket{rs->getUInt64(col::id),
+                                               rs->getUInt64(col::customer_version)}
+                              : InsertedTicket{};
+        });
     if (out.id == 0) {
         return {};  // not reached: the customer's row is locked and was checked live
     }
@@ -113,36 +98,35 @@ InsertedTicket insert_ticket(Db& db, std::uint64_t shop_id, const NewTicket& t) 
 }
 
 Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint64_t ticket_id) {
-    return db.run(Stmt::ticket_detail, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setString(2, key_digest);
-        ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketDetail> found(KeyJoin::only_with_record);
-        if (!rs->next()) {
-            return found;
-        }
-        using namespace layout::ticket_detail;
-        found.set_key(read_keyed_shop(*rs, key));
-        TicketDetail& t = found.emplace_record();
-        t.id = rs->getUInt64(id);
-        t.channel = rs->getString(channel);
-        t.name = optional_string(*rs, name);
-        t.customer = read_person(*rs, customer);
-        if (!rs->isNull(user[person_col::id])) {
-            t.user = read_person(*rs, user);
-        }
-        if (!rs->isNull(human_ticket[ht_id])) {
-            HumanTicketRow h;
-            h.id = rs->getUInt64(human_ticket[ht_id]);
-            h.status = rs->getString(human_ticket[ht_status]);
-            h.opened_at = iso_datetime(*rs, human_ticket[ht_opened_at]);
-            h.closed_at = optional_iso_datetime(*rs, human_ticket[ht_closed_at]);
-            t.human_ticket = std::move(h);
-        }
-        t.version = rs->getUInt64(version);
-        t.customer_version = rs->getUInt64(customer_version);
-        return found;
-    });
+    return db.run(bound<Stmt::ticket_detail>(ticket_id, KeyDigest(key_digest)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Keyed<TicketDetail> found(KeyJoin::only_with_record);
+                      if (!rs->next()) {
+                          return found;
+                      }
+                      using namespace layout::ticket_detail;
+                      found.set_key(read_keyed_shop(*rs, key));
+                      TicketDetail& t = found.emplace_record();
+                      t.id = rs->getUInt64(id);
+                      t.channel = rs->getString(channel);
+                      t.name = optional_string(*rs, name);
+                      t.customer = read_person(*rs, customer);
+                      if (!rs->isNull(user[person_col::id])) {
+                          t.user = read_person(*rs, user);
+                      }
+                      if (!rs->isNull(human_ticket[ht_id])) {
+                          HumanTicketRow h;
+                          h.id = rs->getUInt64(human_ticket[ht_id]);
+                          h.status = rs->getString(human_ticket[ht_status]);
+                          h.opened_at = iso_datetime(*rs, human_ticket[ht_opened_at]);
+                          h.closed_at = optional_iso_datetime(*rs, human_ticket[ht_closed_at]);
+                          t.human_ticket = std::move(h);
+                      }
+                      t.version = rs->getUInt64(version);
+                      t.customer_version = rs->getUInt64(customer_version);
+                      return found;
+                  });
 }
 
 }  // namespace supportcrm
@@ -316,28 +300,30 @@ std::vector<SearchSource> ticket_sources(const TicketFilter& f) {
 void read_search_rows(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                       const SearchSource* source, std::uint64_t floor, std::uint64_t before_id,
                       std::uint64_t rows, std::vector<TicketRow>& out) {
-    db.run(source ? source->page : Stmt::tickets_filtered_scan, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        if (source) {
-            for (std::size_t k = 0; k < source->page_values.size(); ++k) {
-                if (k > 0 && source->shop_per_value) {
-                    st.setUInt64(i++, shop_id);
-                }
-                st.setString(i++, source->page_values[k]);
-            }
+    db.run_positional(
+        source ? source->page : Stmt::tickets_filtered_scan, [&](sql::PreparedStatement& st) {
+            unsigned i = 1;
             st.setUInt64(i++, shop_id);
-        } else {
-            st.setUInt64(i++, floor);
-        }
-        bind_ticket_filters(st, i, source && source->shop_per_value ? filters_beside_words(f) : f);
-        st.setUInt64(i++, before_id);
-        st.setUInt64(i++, rows);
-        ResultSetPtr rs(st.executeQuery());
-        while (rs->next()) {
-            out.push_back(read_ticket_row(*rs));
-        }
-    });
+            if (source) {
+                for (std::size_t k = 0; k < source->page_values.size(); ++k) {
+                    if (k > 0 && source->shop_per_value) {
+                        st.setUInt64(i++, shop_id);
+                    }
+                    st.setString(i++, source->page_values[k]);
+                }
+                st.setUInt64(i++, shop_id);
+            } else {
+                st.setUInt64(i++, floor);
+            }
+            bind_ticket_filters(st, i,
+                                source && source->shop_per_value ? filters_beside_words(f) : f);
+            st.setUInt64(i++, before_id);
+            st.setUInt64(i++, rows);
+            ResultSetPtr rs(st.executeQuery());
+            while (rs->next()) {
+                out.push_back(read_ticket_row(*rs));
+            }
+        });
 }
 
 // The statement for 1, 2 or 3 words.
@@ -350,7 +336,7 @@ static_assert(std::size(kTicketsInWindowByWords) == Tuning::kIntersectedWords);
 void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
                       const std::vector<WindowedWord>& words, std::uint64_t low, std::uint64_t high,
                       std::uint64_t rows, std::vector<TicketRow>& out) {
-    db.run(kTicketsInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
+    db.run_positional(kTicketsInWindowByWords[words.size() - 1], [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         bind_windowed_words(st, i, shop_id, words, low, high);
         st.setUInt64(i++, shop_id);
@@ -367,7 +353,7 @@ void read_word_window(Db& db, std::uint64_t shop_id, const TicketFilter& f,
 // Whether a ticket of the window has the columns f asks for (ticket_columns_in_window).
 bool window_has_columns(Db& db, std::uint64_t shop_id, const TicketFilter& f, std::uint64_t low,
                         std::uint64_t high) {
-    return db.run(Stmt::ticket_columns_in_window, [&](sql::PreparedStatement& st) {
+    return db.run_positional(Stmt::ticket_columns_in_window, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
         st.setUInt64(i++, low);
@@ -463,28 +449,27 @@ std::vector<TicketRow> read_tickets_page(Db& db, std::uint64_t shop_id, const Ti
                    ? search_many_words_page(db, shop_id, filter, before_id, rows)
                    : search_tickets_page(db, shop_id, filter, before_id, rows);
     }
-    Stmt id = filter.customer_id
-                  ? (filter.updated_since ? Stmt::tickets_page_customer_since
-                                          : Stmt::tickets_page_customer)
-                  : (filter.updated_since ? Stmt::tickets_page_since : Stmt::tickets_page);
-    return db.run(id, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        st.setUInt64(i++, shop_id);
-        if (filter.customer_id) {
-            st.setUInt64(i++, *filter.customer_id);
-        }
-        if (filter.updated_since) {
-            st.setString(i++, db_time(*filter.updated_since));
-        }
-        st.setUInt64(i++, before_id);
-        st.setUInt64(i++, rows);
+    auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<TicketRow> out;
         while (rs->next()) {
             out.push_back(read_ticket_row(*rs));
         }
         return out;
-    });
+    };
+    const std::optional<std::uint64_t>& customer = filter.customer_id;
+    if (!filter.updated_since) {
+        return customer
+                   ? db.run(bound<Stmt::tickets_page_customer>(shop_id, *customer, before_id, rows),
+                            read)
+                   : db.run(bound<Stmt::tickets_page>(shop_id, before_id, rows), read);
+    }
+    const std::string since = db_time(*filter.updated_since);
+    return customer
+               ? db.run(bound<Stmt::tickets_page_customer_since>(shop_id, *customer, since,
+                                                                 before_id, rows),
+                        read)
+               : db.run(bound<Stmt::tickets_page_since>(shop_id, since, before_id, rows), read);
 }
 
 }  // namespace supportcrm
@@ -494,37 +479,36 @@ namespace supportcrm {
 Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_digest,
                                             std::uint64_t ticket_id,
                                             const std::optional<std::uint64_t>& user_id) {
-    return db.run(Stmt::ticket_for_patch, [&](sql::PreparedStatement& st) {
-        bind_optional(st, 1, user_id);
-        st.setUInt64(2, ticket_id);
-        st.setString(3, key_digest);
-        ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketForPatch> found(KeyJoin::only_with_record);
-        if (!rs->next()) {
-            return found;
-        }
-        namespace col = layout::ticket_for_patch;
-        namespace ht = layout::ticket_detail;  // the ht_* offsets into the HumanTicket's run
-        found.set_key(read_keyed_shop(*rs, col::key));
-        TicketForPatch& row = found.emplace_record();
-        FullTicket& t = row.ticket;
-        t.id = rs->getUInt64(layout::tickets_page::id);
-        read_created_ticket(*rs, t.ticket);
-        if (!rs->isNull(col::human_ticket[ht::ht_id])) {
-            HumanTicketState& h = t.human_ticket.emplace();
-            h.id = rs->getUInt64(col::human_ticket[ht::ht_id]);
-            h.status = rs->getString(col::human_ticket[ht::ht_status]);
-            h.opened_at = rs->getInt64(col::human_ticket[ht::ht_opened_at]);
-            if (!rs->isNull(col::human_ticket[ht::ht_closed_at])) {
-                h.closed_at = rs->getInt64(col::human_ticket[ht::ht_closed_at]);
-            }
-        }
-        t.updated_at = rs->getInt64(col::updated_at);
-        t.version = rs->getUInt64(col::version);
-        t.customer_version = rs->getUInt64(col::customer_version);
-        row.user_found = rs->getInt64(col::user_found) > 0;
-        return found;
-    });
+    return db.run(bound<Stmt::ticket_for_patch>(user_id, ticket_id, KeyDigest(key_digest)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      Keyed<TicketForPatch> found(KeyJoin::only_with_record);
+                      if (!rs->next()) {
+                          return found;
+                      }
+                      namespace col = layout::ticket_for_patch;
+                      namespace ht =
+                          layout::ticket_detail;  // the ht_* offsets into the HumanTicket's run
+                      found.set_key(read_keyed_shop(*rs, col::key));
+                      TicketForPatch& row = found.emplace_record();
+                      FullTicket& t = row.ticket;
+                      t.id = rs->getUInt64(layout::tickets_page::id);
+                      read_created_ticket(*rs, t.ticket);
+                      if (!rs->isNull(col::human_ticket[ht::ht_id])) {
+                          HumanTicketState& h = t.human_ticket.emplace();
+                          h.id = rs->getUInt64(col::human_ticket[ht::ht_id]);
+                          h.status = rs->getString(col::human_ticket[ht::ht_status]);
+                          h.opened_at = rs->getInt64(col::human_ticket[ht::ht_opened_at]);
+                          if (!rs->isNull(col::human_ticket[ht::ht_closed_at])) {
+                              h.closed_at = rs->getInt64(col::human_ticket[ht::ht_closed_at]);
+                          }
+                      }
+                      t.updated_at = rs->getInt64(col::updated_at);
+                      t.version = rs->getUInt64(col::version);
+                      t.customer_version = rs->getUInt64(col::customer_version);
+                      row.user_found = rs->getInt64(col::user_found) > 0;
+                      return found;
+                  });
 }
 
 namespace {
@@ -549,43 +533,33 @@ search::TicketWrite search_change(std::uint64_t shop_id, const FullTicket& befor
 void update_ticket(Db& db, std::uint64_t shop_id, const FullTicket& before,
                    const FullTicket& after) {
     const std::uint64_t expected_version = before.version;
-    db.run(Stmt::ticket_update, [&](sql::PreparedStatement& st) {
-        const NewTicket& t = after.ticket;
-        bind_optional(st, 1, t.name);
-        bind_optional(st, 2, t.contact_reason);
-        bind_optional(st, 3, t.language_code);
-        bind_optional(st, 4, t.assigned_to);
-        st.setString(5, t.tags_json);
-        st.setInt64(6, t.unread_chat_count);
-        st.setBoolean(7, t.is_opened_ticket);
-        st.setString(8, db_time(after.updated_at));
-        const std::optional<HumanTicketState>& h = after.human_ticket;
-        st.setBoolean(9, h.has_value());  // the status=none index (sql/017)
-        bind_optional(st, 10, h ? std::optional<std::string>(h->status) : std::nullopt);
-        if (h && h->closed_at) {
-            st.setString(11, db_time(*h->closed_at));
-        } else {
-            st.setNull(11, sql::DataType::TIMESTAMP);
-        }
-        st.setUInt64(12, after.id);
-        st.setUInt64(13, expected_version);
-        if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
-            throw version_changed();
-        }
-    });
+    const NewTicket& t = after.ticket;
+    const std::optional<HumanTicketState>& h = after.human_ticket;
+    const bool has_human_ticket = h.has_value();  // the status=none index (sql/017)
+    const std::optional<std::string> status =
+        h ? std::optional<std::string>(h->status) : std::nullopt;
+    const std::optional<std::string> closed_at =
+        h && h->closed_at ? std::optional<std::string>(db_time(*h->closed_at)) : std::nullopt;
+    db.run(bound<Stmt::ticket_update>(t.name, t.contact_reason, t.language_code, t.assigned_to,
+                                      t.tags_json, t.unread_chat_count, t.is_opened_ticket,
+                                      db_time(after.updated_at), has_human_ticket, status,
+                                      closed_at, after.id, expected_version),
+           [&](sql::PreparedStatement& st) {
+               if (st.executeUpdate() == 0) {  // matched rows (CLIENT_FOUND_ROWS)
+                   throw version_changed();
+               }
+           });
     search::upkeep(db, search_change(shop_id, before, after));
 }
 
 std::uint64_t open_human_ticket(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                                 timeutil::Millis opened_at) {
-    return db.run(Stmt::human_ticket_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt64(2, shop_id);
-        st.setString(3, db_time(opened_at));
-        ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        return rs->getUInt64(layout::returned_id::id);
-    });
+    return db.run(bound<Stmt::human_ticket_insert>(ticket_id, shop_id, db_time(opened_at)),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      rs->next();
+                      return rs->getUInt64(layout::returned_id::id);
+                  });
 }
 
 }  // namespace supportcrm
@@ -594,17 +568,15 @@ namespace supportcrm {
 
 std::vector<std::uint64_t> customer_ticket_ids(Db& db, std::uint64_t customer_id,
                                                std::uint64_t after_id, std::uint64_t rows) {
-    return db.run(Stmt::customer_export_ticket_ids, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, after_id);
-        st.setUInt64(3, rows);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<std::uint64_t> ids;
-        while (rs->next()) {
-            ids.push_back(rs->getUInt64(1));
-        }
-        return ids;
-    });
+    return db.run(bound<Stmt::customer_export_ticket_ids>(customer_id, after_id, rows),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<std::uint64_t> ids;
+                      while (rs->next()) {
+                          ids.push_back(rs->getUInt64(1));
+                      }
+                      return ids;
+                  });
 }
 
 }  // namespace supportcrm

@@ -44,22 +44,23 @@ namespace sql_text {
     "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? " filter \
     " AND t.id < ? ORDER BY t.id DESC LIMIT ?"
 
-// The statements: one entry each, S(name, SQL). db/statements.h gathers every list into the
+// The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
+// columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
-#define SUPPORTCRM_TICKET_STATEMENTS(S)                                                            \
+#define SUPPORTCRM_TICKET_STATEMENTS(S, K)                                                         \
     /* A merged customer (extensions.md E9) takes no new ticket: it is not found; an erased */    \
     /* one answers whether it is (410: the ticket would attach personal data to it). */            \
-    S(customer_exists,                                                                             \
+    S(customer_exists, (Id, Id),                                                                             \
       "SELECT erased_at IS NOT NULL FROM customers WHERE id = ? AND shop_id = ? "                  \
       "AND merged_into IS NULL")                                                                   \
     /* First in the create's transaction: a real change of the customer's row (sql/011), so a */  \
     /* merge or an erasure of it and this create are ordered, on one server by the row lock, on */ \
     /* a Galera cluster by certification (docs/scale-out.md). No row: merged or erased since. */  \
-    S(customer_attach,                                                                             \
+    S(customer_attach, (Id),                                                                             \
       "UPDATE customers SET attach_seq = attach_seq + 1 WHERE id = ? AND merged_into IS NULL "     \
       "AND erased_at IS NULL")                                                                     \
-    S(user_exists, "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
-    S(conversation_insert,                                                                         \
+    S(user_exists, (Id, Id), "SELECT 1 FROM users WHERE id = ? AND shop_id = ?")                             \
+    S(conversation_insert, (Id, Id, Text, OptText, OptText, OptText, Time, OptText, Time, OptText, OptId, Bool, Int64, Text, OptText, OptText, Time, Time, Bool, Id),                                                                         \
       "INSERT INTO conversations (shop_id, customer_id, channel, name, thread_id, email_used, date, " \
       "last_message, last_message_time, contact_reason, assigned_to, is_opened_ticket, "           \
       "unread_chat_count, tags, language_code, via, created_at, updated_at, has_human_ticket) "    \
@@ -72,44 +73,38 @@ namespace sql_text {
     /* A simple INSERT (VALUES, not INSERT ... SELECT): under innodb_autoinc_lock_mode 1 an */    \
     /* INSERT ... SELECT holds the table's AUTO-INC lock to the statement's end, and concurrent */ \
     /* PATCHes opening HumanTickets deadlocked on it against each other's gap locks (1467). */    \
-    S(human_ticket_insert,                                                                         \
+    S(human_ticket_insert, (Id, Id, Time),                                                                         \
       "INSERT INTO human_tickets (conversation_id, shop_id, status, opened_at) "                    \
       "VALUES (?, ?, 'OPEN', ?) RETURNING id")                                                     \
     /* Inner joins from the key to the ticket (docs/performance.md, "The statements' shapes"). */  \
     /* No row: resolve the key, then 404. */                                                       \
-    S(ticket_detail,                                                                               \
-      "SELECT c.id, c.channel, c.name, "                                                           \
+    K(ticket_detail, (Id),                                                                         \
+      "c.id, c.channel, c.name, "                                                                  \
       SUPPORTCRM_SHOWN_CUSTOMER_COLUMNS ", " SUPPORTCRM_CONTACT_COLUMNS("cu") ", "                 \
       SUPPORTCRM_PERSON_COLUMNS("u") ", "                                                          \
-      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, cu.version, "                                 \
-      SUPPORTCRM_KEY_COLUMNS                                                                       \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                   \
+      SUPPORTCRM_HUMAN_TICKET_COLUMNS ", c.version, cu.version",                                  \
+      "JOIN conversations c ON c.id = ? AND c.shop_id = ks.id "                                    \
       "JOIN customers cu ON cu.id = c.customer_id "                                                \
       "LEFT JOIN users u ON u.id = c.assigned_to "                                                 \
-      "LEFT JOIN human_tickets h ON h.conversation_id = c.id "                                     \
-      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
-    S(tickets_page, SUPPORTCRM_TICKET_PAGE(""))                                                    \
-    S(tickets_page_customer, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
-    S(tickets_page_since, SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
-    S(tickets_page_customer_since, SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?")) \
+      "LEFT JOIN human_tickets h ON h.conversation_id = c.id", "")                                 \
+    S(tickets_page, (Id, Id, Id), SUPPORTCRM_TICKET_PAGE(""))                                                    \
+    S(tickets_page_customer, (Id, Id, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ?"))                      \
+    S(tickets_page_since, (Id, Time, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.last_message_time >= ?"))                  \
+    S(tickets_page_customer_since, (Id, Id, Time, Id, Id), SUPPORTCRM_TICKET_PAGE("AND t.customer_id = ? AND t.last_message_time >= ?")) \
     /* PATCH /api/v1/tickets/{id} (extensions.md E8). The read: the ticket in the full shape */   \
     /* with its version and the key's shop, and whether the body's assigned_to (bound first; */   \
     /* NULL when not given) is a user of the shop, in one round trip; no row as for */            \
     /* ticket_detail. Not a locking read: the write checks the version itself. */                 \
-    S(ticket_for_patch,                                                                            \
-      "SELECT " SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                \
+    K(ticket_for_patch, (OptId, Id),                                                               \
+      SUPPORTCRM_FULL_TICKET_COLUMNS ", "                                                          \
       "(SELECT COUNT(*) FROM users u WHERE u.id = ? AND u.shop_id = ks.id) AS uf, "                \
-      "(SELECT cu.version FROM customers cu WHERE cu.id = t.customer_id) AS cv, "                  \
-      SUPPORTCRM_KEY_COLUMNS                                                                       \
-      " FROM " SUPPORTCRM_KEY_TABLES                                                               \
-      " JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                   \
-      "LEFT JOIN human_tickets h ON h.conversation_id = t.id "                                     \
-      "WHERE " SUPPORTCRM_KEY_MATCH)                                                               \
+      "(SELECT cu.version FROM customers cu WHERE cu.id = t.customer_id) AS cv",                  \
+      "JOIN conversations t ON t.id = ? AND t.shop_id = ks.id "                                    \
+      "LEFT JOIN human_tickets h ON h.conversation_id = t.id", "")                                 \
     /* The write, and the version check that makes it atomic: it matches no row once another */   \
     /* change has taken the version the read saw. The HumanTicket, when there is one, changes */  \
     /* in the same statement (the LEFT JOIN leaves a missing one alone). */                       \
-    S(ticket_update,                                                                               \
+    S(ticket_update, (OptText, OptText, OptText, OptId, Text, Int64, Bool, Time, Bool, OptText, OptTime, Id, Id),                                                                               \
       "UPDATE conversations t LEFT JOIN human_tickets h ON h.conversation_id = t.id "              \
       "SET t.name = ?, t.contact_reason = ?, t.language_code = ?, t.assigned_to = ?, t.tags = ?, " \
       "t.unread_chat_count = ?, t.is_opened_ticket = ?, t.updated_at = ?, "                        \
@@ -118,9 +113,9 @@ namespace sql_text {
       "WHERE t.id = ? AND t.version = ?")                                                          \
     /* GET /api/v1/customers/{id}/export (extensions.md E9): the customer's tickets, id */         \
     /* ascending, in keyset chunks along ix_conversations_customer (customer_id, then id). */      \
-    S(customer_export_ticket_ids,                                                                  \
+    S(customer_export_ticket_ids, (Id, Id, Id),                                                                  \
       "SELECT id FROM conversations WHERE customer_id = ? AND id > ? ORDER BY id LIMIT ?")
-SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_TICKET_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
 

@@ -3,7 +3,7 @@
 #include <array>
 #include <stdexcept>
 
-#include "db/statements.h"
+#include "db/statement_params.h"
 #include "db/webhook_sql.h"
 
 namespace supportcrm {
@@ -25,17 +25,13 @@ constexpr std::array<EventType, 8> kEventTypes{{
 }};
 
 void refresh_shop_events(Db& db, std::uint64_t shop_id) {
-    db.run(Stmt::shop_webhook_events_refresh, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, shop_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::shop_webhook_events_refresh>(shop_id, shop_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 std::optional<std::uint64_t> shop_of_webhook(Db& db, std::uint64_t id) {
-    return db.run(Stmt::webhook_shop,
+    return db.run(bound<Stmt::webhook_shop>(id),
                   [&](sql::PreparedStatement& st) -> std::optional<std::uint64_t> {
-                      st.setUInt64(1, id);
                       ResultSetPtr rs(st.executeQuery());
                       if (!rs->next()) {
                           return std::nullopt;
@@ -80,52 +76,37 @@ std::vector<std::string> event_type_names(unsigned mask) {
 
 void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
                   timeutil::Millis at, const std::optional<std::string>& changes) {
-    db.run(Stmt::webhook_event_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt(2, type);
-        st.setString(3, std::string(payload));
-        st.setString(4, timeutil::format_db(at));
-        bind_optional(st, 5, changes);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::webhook_event_insert>(shop_id, type, std::string(payload),
+                                             timeutil::format_db(at), changes),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 void record_events(Db& db, std::uint64_t shop_id, const EventRecord& first,
                    const EventRecord& second) {
-    db.run(Stmt::webhook_event_insert_two, [&](sql::PreparedStatement& st) {
-        unsigned i = 1;
-        for (const EventRecord* e : {&first, &second}) {
-            st.setUInt64(i++, shop_id);
-            st.setUInt(i++, e->type);
-            st.setString(i++, std::string(e->payload));
-            st.setString(i++, timeutil::format_db(e->at));
-            bind_optional(st, i++, e->changes);
-        }
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::webhook_event_insert_two>(shop_id, first.type, first.payload,
+                                                 timeutil::format_db(first.at), first.changes,
+                                                 shop_id, second.type, second.payload,
+                                                 timeutil::format_db(second.at), second.changes),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 std::uint64_t insert_webhook(Db& db, std::uint64_t shop_id, const std::string& url, unsigned events,
                              const std::string& secret_base64, timeutil::Millis now) {
     Transaction tx(db);
-    std::uint64_t id = db.run(Stmt::webhook_insert, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setString(2, url);
-        st.setUInt(3, events);
-        st.setString(4, secret_base64);
-        st.setString(5, timeutil::format_db(now));
-        ResultSetPtr rs(st.executeQuery());
-        rs->next();
-        return rs->getUInt64(layout::returned_id::id);
-    });
+    std::uint64_t id = db.run(
+        bound<Stmt::webhook_insert>(shop_id, url, events, secret_base64, timeutil::format_db(now)),
+        [&](sql::PreparedStatement& st) {
+            ResultSetPtr rs(st.executeQuery());
+            rs->next();
+            return rs->getUInt64(layout::returned_id::id);
+        });
     refresh_shop_events(db, shop_id);
     tx.commit();
     return id;
 }
 
 std::vector<WebhookRow> webhooks_of_shop(Db& db, std::uint64_t shop_id) {
-    return db.run(Stmt::webhooks_of_shop, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
+    return db.run(bound<Stmt::webhooks_of_shop>(shop_id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         std::vector<WebhookRow> out;
         while (rs->next()) {
@@ -143,10 +124,8 @@ bool delete_webhook(Db& db, std::uint64_t id) {
     if (!shop_id) {
         return false;
     }
-    db.run(Stmt::webhook_delete, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::webhook_delete>(id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     refresh_shop_events(db, *shop_id);
     tx.commit();
     return true;
@@ -171,24 +150,23 @@ std::optional<std::vector<DeliveryRow>> webhook_deliveries(Db& db, std::uint64_t
     if (!shop_of_webhook(db, webhook_id)) {
         return std::nullopt;
     }
-    return db.run(Stmt::webhook_deliveries_page, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, webhook_id);
-        st.setUInt64(2, limit);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<DeliveryRow> out;
-        while (rs->next()) {
-            using namespace layout::webhook_deliveries_page;
-            DeliveryRow row;
-            row.event_id = rs->getUInt64(event_id);
-            row.type = rs->getUInt(type);
-            row.attempts = rs->getUInt(attempts);
-            row.status = static_cast<DeliveryStatus>(rs->getUInt(status));
-            row.last_status_code = optional_uint(*rs, last_status_code);
-            row.next_attempt_at = iso_datetime(*rs, next_attempt_at);
-            out.push_back(std::move(row));
-        }
-        return out;
-    });
+    return db.run(bound<Stmt::webhook_deliveries_page>(webhook_id, limit),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<DeliveryRow> out;
+                      while (rs->next()) {
+                          using namespace layout::webhook_deliveries_page;
+                          DeliveryRow row;
+                          row.event_id = rs->getUInt64(event_id);
+                          row.type = rs->getUInt(type);
+                          row.attempts = rs->getUInt(attempts);
+                          row.status = static_cast<DeliveryStatus>(rs->getUInt(status));
+                          row.last_status_code = optional_uint(*rs, last_status_code);
+                          row.next_attempt_at = iso_datetime(*rs, next_attempt_at);
+                          out.push_back(std::move(row));
+                      }
+                      return out;
+                  });
 }
 
 std::size_t fan_out_new_events(Db& db, unsigned batch) {
@@ -199,8 +177,7 @@ std::size_t fan_out_new_events(Db& db, unsigned batch) {
     db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "fan-out isolation");
     Transaction tx(db);
     std::vector<std::uint64_t> ids =
-        db.run(Stmt::webhook_events_new, [&](sql::PreparedStatement& st) {
-            st.setUInt(1, batch);
+        db.run(bound<Stmt::webhook_events_new>(batch), [&](sql::PreparedStatement& st) {
             ResultSetPtr rs(st.executeQuery());
             std::vector<std::uint64_t> out;
             while (rs->next()) {
@@ -209,14 +186,10 @@ std::size_t fan_out_new_events(Db& db, unsigned batch) {
             return out;
         });
     for (std::uint64_t id : ids) {
-        db.run(Stmt::webhook_fan_out, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, id);
-            st.executeUpdate();
-        });
-        db.run(Stmt::webhook_event_fanned_out, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, id);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::webhook_fan_out>(id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+        db.run(bound<Stmt::webhook_event_fanned_out>(id),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
     tx.commit();
     return ids.size();
@@ -224,51 +197,45 @@ std::size_t fan_out_new_events(Db& db, unsigned batch) {
 
 std::vector<DueDelivery> select_due_deliveries(Db& db, unsigned batch,
                                                const std::string& skip_webhooks) {
-    std::vector<DueDelivery> due =
-        db.run(Stmt::webhook_deliveries_due, [&](sql::PreparedStatement& st) {
-            st.setString(1, skip_webhooks);
-            st.setUInt(2, batch);
-            ResultSetPtr rs(st.executeQuery());
-            std::vector<DueDelivery> out;
-            while (rs->next()) {
-                using namespace layout::webhook_deliveries_due;
-                DueDelivery d;
-                d.webhook_id = rs->getUInt64(webhook_id);
-                d.event_id = rs->getUInt64(event_id);
-                d.attempts = rs->getUInt(attempts);
-                out.push_back(std::move(d));
-            }
-            return out;
-        });
+    std::vector<DueDelivery> due = db.run(bound<Stmt::webhook_deliveries_due>(skip_webhooks, batch),
+                                          [&](sql::PreparedStatement& st) {
+                                              ResultSetPtr rs(st.executeQuery());
+                                              std::vector<DueDelivery> out;
+                                              while (rs->next()) {
+                                                  using namespace layout::webhook_deliveries_due;
+                                                  DueDelivery d;
+                                                  d.webhook_id = rs->getUInt64(webhook_id);
+                                                  d.event_id = rs->getUInt64(event_id);
+                                                  d.attempts = rs->getUInt(attempts);
+                                                  out.push_back(std::move(d));
+                                              }
+                                              return out;
+                                          });
     for (DueDelivery& d : due) {
-        db.run(Stmt::webhook_delivery_detail, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, d.webhook_id);
-            st.setUInt64(2, d.event_id);
-            ResultSetPtr rs(st.executeQuery());
-            if (!rs->next()) {
-                // The delivery row is locked and both foreign keys hold.
-                throw std::logic_error("claimed delivery without its webhook or event");
-            }
-            using namespace layout::webhook_delivery_detail;
-            d.url = rs->getString(url);
-            d.secret_base64 = rs->getString(secret);
-            d.type = rs->getUInt(type);
-            d.payload = rs->getString(payload);
-            d.changes = optional_string(*rs, changes);
-            d.created_at = rs->getInt64(created_at);
-            d.shop_domain = rs->getString(domain);
-        });
+        db.run(bound<Stmt::webhook_delivery_detail>(d.webhook_id, d.event_id),
+               [&](sql::PreparedStatement& st) {
+                   ResultSetPtr rs(st.executeQuery());
+                   if (!rs->next()) {
+                       // The delivery row is locked and both foreign keys hold.
+                       throw std::logic_error("claimed delivery without its webhook or event");
+                   }
+                   using namespace layout::webhook_delivery_detail;
+                   d.url = rs->getString(url);
+                   d.secret_base64 = rs->getString(secret);
+                   d.type = rs->getUInt(type);
+                   d.payload = rs->getString(payload);
+                   d.changes = optional_string(*rs, changes);
+                   d.created_at = rs->getInt64(created_at);
+                   d.shop_domain = rs->getString(domain);
+               });
     }
     return due;
 }
 
 void lease_delivery(Db& db, DueDelivery& d, timeutil::Millis until) {
-    db.run(Stmt::webhook_delivery_lease, [&](sql::PreparedStatement& st) {
-        st.setString(1, timeutil::format_db(until));
-        st.setUInt64(2, d.webhook_id);
-        st.setUInt64(3, d.event_id);
-        st.executeUpdate();
-    });
+    db.run(
+        bound<Stmt::webhook_delivery_lease>(timeutil::format_db(until), d.webhook_id, d.event_id),
+        [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     d.leased_until = until;
 }
 
@@ -282,11 +249,9 @@ void add_outcome_counts(Db& db, const OutcomeCounts& counts) {
         if (counts[outcome] == 0) {
             continue;
         }
-        db.run(Stmt::webhook_outcome_count_add, [&](sql::PreparedStatement& st) {
-            st.setUInt(1, static_cast<unsigned>(outcome));
-            st.setUInt64(2, counts[outcome]);
-            st.executeUpdate();
-        });
+        db.run(
+            bound<Stmt::webhook_outcome_count_add>(static_cast<unsigned>(outcome), counts[outcome]),
+            [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
 }
 
@@ -300,29 +265,19 @@ std::vector<bool> record_attempts(Db& db, const std::vector<EndedAttempt>& ended
         const DueDelivery& d = e.delivery;
         const AttemptRecord& a = e.record;
         // The delivery first: it tells whether the claim still holds, and locks the row.
-        const bool still_ours =
-            db.run(Stmt::webhook_delivery_update, [&](sql::PreparedStatement& st) {
-                st.setUInt(1, static_cast<unsigned>(a.outcome));
-                st.setString(2, timeutil::format_db(a.next_attempt_at));
-                bind_optional(st, 3, a.status_code);
-                st.setUInt64(4, d.webhook_id);
-                st.setUInt64(5, d.event_id);
-                st.setString(6, timeutil::format_db(d.leased_until));
-                return st.executeUpdate() == 1;
-            });
+        const bool still_ours = db.run(
+            bound<Stmt::webhook_delivery_update>(
+                static_cast<unsigned>(a.outcome), timeutil::format_db(a.next_attempt_at),
+                a.status_code, d.webhook_id, d.event_id, timeutil::format_db(d.leased_until)),
+            [&](sql::PreparedStatement& st) { return st.executeUpdate() == 1; });
         recorded.push_back(still_ours);
         if (!still_ours) {
             continue;
         }
-        db.run(Stmt::webhook_attempt_insert, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, d.webhook_id);
-            st.setUInt64(2, d.event_id);
-            st.setString(3, timeutil::format_db(a.attempted_at));
-            bind_optional(st, 4, a.status_code);
-            bind_optional(st, 5, a.error);
-            st.setUInt64(6, a.duration_ms);
-            st.executeUpdate();
-        });
+        db.run(bound<Stmt::webhook_attempt_insert>(d.webhook_id, d.event_id,
+                                                   timeutil::format_db(a.attempted_at),
+                                                   a.status_code, a.error, a.duration_ms),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
         ++counts[static_cast<std::size_t>(a.outcome)];
     }
     add_outcome_counts(db, counts);
@@ -340,11 +295,11 @@ Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, timeutil::Millis even
         // it (up to its 1 s lock wait). Read committed locks only the rows it deletes.
         db.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "retention isolation");
         const std::string before = timeutil::format_db(older_than);
-        return db.run(stmt, [&](sql::PreparedStatement& st) {
-            st.setString(1, before);
-            st.setUInt(2, batch);
-            return static_cast<std::size_t>(st.executeUpdate());
-        });
+        return db.run(bound_one_of<Stmt::webhook_deliveries_prune, Stmt::webhook_events_prune>(
+                          stmt, before, batch),
+                      [&](sql::PreparedStatement& st) {
+                          return static_cast<std::size_t>(st.executeUpdate());
+                      });
     };
     Pruned pruned;
     // Deliveries first: their events can only go once they are gone.
@@ -355,11 +310,11 @@ Pruned prune_webhook_rows(Db& db, timeutil::Millis cutoff, timeutil::Millis even
 
 WebhookQueueStats webhook_queue_stats(Db& db) {
     WebhookQueueStats stats;
-    stats.depth = db.run(Stmt::webhook_queue_depth, [](sql::PreparedStatement& st) {
+    stats.depth = db.run(bound<Stmt::webhook_queue_depth>(), [](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
     });
-    db.run(Stmt::webhook_outcome_counts, [&](sql::PreparedStatement& st) {
+    db.run(bound<Stmt::webhook_outcome_counts>(), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         while (rs->next()) {
             using namespace layout::webhook_outcome_counts;

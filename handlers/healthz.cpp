@@ -3,12 +3,13 @@
 // A database that does not answer surfaces as DbUnavailable, which the request boundary
 // answers 503.
 #include "api/handler.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 
 Response healthz(HandlerContext& ctx) {
-    ctx.db.run(Stmt::ping, [](sql::PreparedStatement& st) { ResultSetPtr rs(st.executeQuery()); });
+    ctx.db.run(bound<Stmt::ping>(),
+               [](sql::PreparedStatement& st) { ResultSetPtr rs(st.executeQuery()); });
     Response r;
     r.body = R"({"status":"ok"})";
     return r;

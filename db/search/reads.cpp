@@ -10,7 +10,7 @@
 #include "common/words.h"
 #include "db/search/plan.h"
 #include "db/search/sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm {
 
@@ -18,7 +18,7 @@ namespace {
 
 std::uint64_t count_rows(Db& db, std::uint64_t shop_id, const SearchSource& source,
                          std::uint64_t bound) {
-    return db.run(source.count, [&](sql::PreparedStatement& st) {
+    return db.run_positional(source.count, [&](sql::PreparedStatement& st) {
         unsigned i = 1;
         st.setUInt64(i++, shop_id);
         for (const std::string& v : source.values) {
@@ -74,7 +74,7 @@ std::string json_ids(const std::vector<std::uint64_t>& ids) {
 std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
                                        const std::string& word, std::uint64_t lowest,
                                        std::uint64_t highest, std::uint64_t bound) {
-    return db.run(rows, [&](sql::PreparedStatement& st) {
+    return db.run_positional(rows, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setString(2, word + "%");
         st.setUInt64(3, lowest);
@@ -94,7 +94,7 @@ std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
 std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check, std::uint64_t shop_id,
                                                const std::vector<std::uint64_t>& ids,
                                                const std::vector<std::string>& words) {
-    return db.run(check, [&](sql::PreparedStatement& st) {
+    return db.run_positional(check, [&](sql::PreparedStatement& st) {
         st.setString(1, json_ids(ids));
         st.setString(2, words::json_array(words));
         st.setUInt64(3, shop_id);
@@ -185,7 +185,7 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
 }
 
 std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_t before_id) {
-    return db.run(floor, [&](sql::PreparedStatement& st) {
+    return db.run_positional(floor, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, shop_id);
         st.setUInt64(2, before_id);
         st.setUInt64(3, search::Tuning::kScanWindow - 1);
@@ -245,13 +245,14 @@ std::optional<std::vector<std::string>> word_forms(Db& db, Stmt next_form, std::
     std::vector<std::string> forms;
     std::string from = word;
     while (true) {
-        std::optional<std::string> next = db.run(next_form, [&](sql::PreparedStatement& st) {
-            st.setUInt64(1, shop_id);
-            st.setString(2, from);
-            st.setString(3, word);
-            ResultSetPtr rs(st.executeQuery());
-            return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
-        });
+        std::optional<std::string> next =
+            db.run_positional(next_form, [&](sql::PreparedStatement& st) {
+                st.setUInt64(1, shop_id);
+                st.setString(2, from);
+                st.setString(3, word);
+                ResultSetPtr rs(st.executeQuery());
+                return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
+            });
         if (!next) {
             return forms;
         }

@@ -139,11 +139,11 @@ namespace sql_text {
 // their own values first (word: shop and 'word%' three times, the starting word's first; tag:
 // shop and the tag; status: shop and four statuses), then shop, the filters, the cursor's id
 // and limit + 1.
-#define SUPPORTCRM_SEARCH_STATEMENTS(S)                                                            \
-    S(tickets_filtered_scan,                                                                       \
+#define SUPPORTCRM_SEARCH_STATEMENTS(S, K)                                                         \
+    S(tickets_filtered_scan, (Positional<18>),                                                                       \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM conversations t WHERE t.shop_id = ? "             \
       "AND t.id >= ?" SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")        \
-    S(tickets_filtered_by_word,                                                                    \
+    S(tickets_filtered_by_word, (Positional<23>),                                                                    \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM (SELECT DISTINCT w.conversation_id "              \
       "FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "                                 \
       "AND w.conversation_id IN (SELECT x.conversation_id FROM ticket_words x "                    \
@@ -152,29 +152,29 @@ namespace sql_text {
       "WHERE y.shop_id = ? AND y.word LIKE ?)) d "                                                 \
       "STRAIGHT_JOIN conversations t ON t.id = d.conversation_id WHERE t.shop_id = ?"              \
       SUPPORTCRM_TICKET_FILTERS " AND t.id < ? ORDER BY t.id DESC LIMIT ?")                        \
-    S(tickets_in_window_by_word, SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_ONE_WORD_IN_WINDOW))   \
-    S(tickets_in_window_by_two_words,                                                              \
+    S(tickets_in_window_by_word, (Positional<37>), SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_ONE_WORD_IN_WINDOW))   \
+    S(tickets_in_window_by_two_words, (Positional<57>),                                                              \
       SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                             \
-    S(tickets_in_window_by_three_words,                                                            \
+    S(tickets_in_window_by_three_words, (Positional<77>),                                                            \
       SUPPORTCRM_TICKETS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                           \
     /* Whether any ticket of a window of ids has the columns customerId, Channel, assignedTo */  \
     /* and updatedSince ask for (SUPPORTCRM_TICKET_COLUMN_FILTERS): a window without one is skipped before its words' rows are */  \
     /* read. No ORDER BY, so the server reads the cheapest of their indexes (or intersects */    \
     /* them) within the window. Binds shop, low, high, the four pairs. */                          \
-    S(ticket_columns_in_window,                                                                    \
+    S(ticket_columns_in_window, (Positional<11>),                                                                    \
       "SELECT 1 FROM conversations t WHERE t.shop_id = ? AND t.id >= ? AND t.id < ?"              \
       SUPPORTCRM_TICKET_COLUMN_FILTERS " LIMIT 1")                                                 \
     /* The first word of the shop from a given word on (>=) below a prefix's end: one seek of */  \
     /* ix_ticket_words_shop_word, which lists a prefix's words (`forms`) one by one (binds */      \
     /* shop, the word to start at, the prefix). MariaDB has no loose index scan for this */       \
     /* (DISTINCT or GROUP BY reads the whole range: 99,602 rows for `order%`). */                  \
-    S(ticket_word_next_form, SUPPORTCRM_NEXT_WORD_FORM("ticket_words"))                           \
-    S(tickets_filtered_by_tag,                                                                     \
+    S(ticket_word_next_form, (Positional<3>), SUPPORTCRM_NEXT_WORD_FORM("ticket_words"))                           \
+    S(tickets_filtered_by_tag, (Positional<19>),                                                                     \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM ticket_tags g STRAIGHT_JOIN conversations t "     \
       "ON t.id = g.conversation_id WHERE g.shop_id = ? AND g.tag = ? AND t.shop_id = ?"            \
       SUPPORTCRM_TICKET_FILTERS " AND g.conversation_id < ? "                                      \
       "ORDER BY g.conversation_id DESC LIMIT ?")                                                   \
-    S(tickets_filtered_by_status,                                                                  \
+    S(tickets_filtered_by_status, (Positional<22>),                                                                  \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM human_tickets h STRAIGHT_JOIN conversations t "   \
       "ON t.id = h.conversation_id WHERE h.shop_id = ? AND h.status IN (?, ?, ?, ?) "              \
       "AND t.shop_id = ?" SUPPORTCRM_TICKET_FILTERS " AND h.conversation_id < ? "                  \
@@ -182,39 +182,39 @@ namespace sql_text {
     /* status=none alone (sql/017): the tickets without HumanTicket, by their own index */       \
     /* (shop, has_human_ticket = 0, id), newest first (binds shop twice, as the by_* */           \
     /* statements bind it after their values). The filters still check the status itself. */    \
-    S(tickets_filtered_no_human_ticket,                                                            \
+    S(tickets_filtered_no_human_ticket, (Positional<18>),                                                            \
       SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_shop_human", "t.has_human_ticket = 0"))    \
-    S(ticket_no_human_ticket_count, SUPPORTCRM_TICKETS_COUNT_BY("t.has_human_ticket = 0"))         \
+    S(ticket_no_human_ticket_count, (Positional<2>), SUPPORTCRM_TICKETS_COUNT_BY("t.has_human_ticket = 0"))         \
     /* customerId, assignedTo and Channel beside a tag, a status or q (ticket_repo.cpp's */        \
     /* ticket_sources): the ticket's own columns, each by its index, newest first (ids */          \
     /* follow the indexed value: InnoDB appends the primary key); counted and walked as */         \
     /* status=none is. assignedTo binds its id as text, 0 for none (NULLIF: IS NULL). */           \
-    S(tickets_filtered_by_customer,                                                                \
+    S(tickets_filtered_by_customer, (Positional<19>),                                                                \
       SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_customer", "t.customer_id = ?"))           \
-    S(ticket_customer_count, SUPPORTCRM_TICKETS_COUNT_BY("t.customer_id = ?"))                     \
-    S(tickets_filtered_by_assigned,                                                                \
+    S(ticket_customer_count, (Positional<3>), SUPPORTCRM_TICKETS_COUNT_BY("t.customer_id = ?"))                     \
+    S(tickets_filtered_by_assigned, (Positional<19>),                                                                \
       SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_shop_assigned",                            \
                                       "t.assigned_to <=> NULLIF(?, 0)"))                           \
-    S(ticket_assigned_count, SUPPORTCRM_TICKETS_COUNT_BY("t.assigned_to <=> NULLIF(?, 0)"))        \
-    S(tickets_filtered_by_channel,                                                                 \
+    S(ticket_assigned_count, (Positional<3>), SUPPORTCRM_TICKETS_COUNT_BY("t.assigned_to <=> NULLIF(?, 0)"))        \
+    S(tickets_filtered_by_channel, (Positional<19>),                                                                 \
       SUPPORTCRM_TICKETS_BY_OWN_INDEX("ix_conversations_shop_channel", "t.channel = ?"))           \
-    S(ticket_channel_count, SUPPORTCRM_TICKETS_COUNT_BY("t.channel = ?"))                          \
+    S(ticket_channel_count, (Positional<3>), SUPPORTCRM_TICKETS_COUNT_BY("t.channel = ?"))                          \
     /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
     /* the floor of a scan that may read that many tickets. */                                     \
-    S(ticket_scan_floor,                                                                           \
+    S(ticket_scan_floor, (Positional<3>),                                                                           \
       "SELECT t.id FROM conversations t WHERE t.shop_id = ? AND t.id < ? "                         \
       "ORDER BY t.id DESC LIMIT 1 OFFSET ?")                                                       \
     /* How many of the shop's rows a filter's index holds for its value, counted up to a */       \
     /* bound (binding shop, the value(s), bound): which filter to start from. */                  \
-    S(ticket_tag_count,                                                                            \
+    S(ticket_tag_count, (Positional<3>),                                                                            \
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_tags g WHERE g.shop_id = ? AND g.tag = ? "       \
       "LIMIT ?) n")                                                                                \
-    S(ticket_status_count,                                                                         \
+    S(ticket_status_count, (Positional<6>),                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM human_tickets h WHERE h.shop_id = ? "                   \
       "AND h.status IN (?, ?, ?, ?) LIMIT ?) n")                                                   \
     /* How many of the shop's (ticket, word) rows a query word starts, counted up to a bound: */  \
     /* which word to start from. */                                                                \
-    S(ticket_word_count,                                                                           \
+    S(ticket_word_count, (Positional<3>),                                                                           \
       "SELECT COUNT(*) FROM (SELECT 1 FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "  \
       "LIMIT ?) n")                                                                                \
     /* Of a list of tickets (a JSON array of ids), those having a word starting with each */    \
@@ -225,7 +225,7 @@ namespace sql_text {
     /* (ticket, word), "Range checked for each record", and reads only the rows each word */       \
     /* starts (one seek when it starts none), where `x.conversation_id = c.id` reads all of */    \
     /* the ticket's words below w (docs/performance.md, "Many words"). */                          \
-    S(ticket_words_check,                                                                          \
+    S(ticket_words_check, (Positional<4>),                                                                          \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) ON x.conversation_id >= c.id "        \
       "AND x.conversation_id <= c.id AND x.shop_id = ? "                                           \
@@ -241,38 +241,38 @@ namespace sql_text {
     /* key's, every word of the tickets between the two ids; rows outside the ids are neither */   \
     /* counted against the bound nor sent. Binds shop, 'word%', the lowest and the highest */      \
     /* id, the bound. */                                                                           \
-    S(ticket_word_tickets,                                                                         \
+    S(ticket_word_tickets, (Positional<5>),                                                                         \
       "SELECT w.conversation_id FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "        \
       "AND w.conversation_id BETWEEN ? AND ? LIMIT ?")                                             \
     /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
     /* by_word shop and 'word%' first, then shop, words, cursor's id, limit + 1). */              \
-    S(customers_search_scan,                                                                       \
+    S(customers_search_scan, (Positional<5>),                                                                       \
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.shop_id = ? "               \
       "AND c.id >= ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                    \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
-    S(customer_scan_floor,                                                                         \
+    S(customer_scan_floor, (Positional<3>),                                                                         \
       "SELECT c.id FROM customers c WHERE c.shop_id = ? AND c.id < ? "                             \
       "ORDER BY c.id DESC LIMIT 1 OFFSET ?")                                                       \
-    S(customers_search_by_word,                                                                    \
+    S(customers_search_by_word, (Positional<6>),                                                                    \
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM (SELECT DISTINCT w.customer_id "               \
       "FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ?) d "                            \
       "STRAIGHT_JOIN customers c ON c.id = d.customer_id "                                         \
       "WHERE c.shop_id = ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH              \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
-    S(customer_word_count,                                                                         \
+    S(customer_word_count, (Positional<3>),                                                                         \
       "SELECT COUNT(*) FROM (SELECT 1 FROM customer_words w WHERE w.shop_id = ? "                  \
       "AND w.word LIKE ? LIMIT ?) n")                                                              \
     /* Past the scan window, as for tickets (binds as SUPPORTCRM_ROWS_IN_WINDOW says, then */    \
     /* shop, the cursor's id, limit + 1: q's words are all intersected, at most three). */        \
-    S(customers_in_window_by_word,                                                                 \
+    S(customers_in_window_by_word, (Positional<23>),                                                                 \
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_ONE_WORD_IN_WINDOW))                            \
-    S(customers_in_window_by_two_words,                                                            \
+    S(customers_in_window_by_two_words, (Positional<43>),                                                            \
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                           \
-    S(customers_in_window_by_three_words,                                                          \
+    S(customers_in_window_by_three_words, (Positional<63>),                                                          \
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                         \
-    S(customer_word_next_form, SUPPORTCRM_NEXT_WORD_FORM("customer_words"))                       \
+    S(customer_word_next_form, (Positional<3>), SUPPORTCRM_NEXT_WORD_FORM("customer_words"))                       \
     /* The same for customers (binds ids, words, shop, the number of words). */                  \
-    S(customer_words_check,                                                                        \
+    S(customer_words_check, (Positional<4>),                                                                        \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) ON x.customer_id >= c.id "          \
       "AND x.customer_id <= c.id AND x.shop_id = ? "                                               \
@@ -280,7 +280,7 @@ namespace sql_text {
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* And the customers of a word's rows (binds shop, 'word%', lowest and highest id, the */  \
     /* bound). */                                                                                  \
-    S(customer_word_customers,                                                                     \
+    S(customer_word_customers, (Positional<5>),                                                                     \
       "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ? "          \
       "AND w.customer_id BETWEEN ? AND ? LIMIT ?")                                                 \
     /* The search data's writes. Each sets shop_id on a row that is there already: a row a */     \
@@ -289,7 +289,7 @@ namespace sql_text {
     /* other case) changes nothing: no index entry is rewritten. */                                \
     /* A comment's words: a word the ticket has already is marked as a comment's (it stays */     \
     /* when the name changes). */                                                                  \
-    S(ticket_words_add_comment,                                                                    \
+    S(ticket_words_add_comment, (Positional<3>),                                                                    \
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
       "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
       "ON DUPLICATE KEY UPDATE in_comments = 1, shop_id = VALUES(shop_id)")                        \
@@ -298,20 +298,20 @@ namespace sql_text {
     /* older list; message_insert reads all of them, word < '0'). Binds ticket, shop and one */    \
     /* JSON array of {"w": word} objects ending with that row's {"w": key, "k": words} (one */     \
     /* JSON_TABLE: as a UNION ALL the statement cost the server 3 to 6 times as much). */          \
-    S(ticket_words_add_comment_known,                                                              \
+    S(ticket_words_add_comment_known, (Id, Id, Text),                                                              \
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, known_words) "       \
       "SELECT ?, q.w, ?, 1, q.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("                               \
       "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w', "                       \
       "k VARBINARY(2048) PATH '$.k')) q "                                                          \
       "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words), "               \
       "shop_id = VALUES(shop_id)")                                                                 \
-    S(ticket_words_add_name,                                                                       \
+    S(ticket_words_add_name, (Positional<3>),                                                                       \
       "INSERT INTO ticket_words (conversation_id, word, shop_id) "                                 \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
       "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
     /* A ticket's tags (create, PATCH of tags): the old ones go, the new ones come. */          \
-    S(ticket_tags_clear, "DELETE FROM ticket_tags WHERE conversation_id = ?")                      \
-    S(ticket_tags_add,                                                                             \
+    S(ticket_tags_clear, (Positional<1>), "DELETE FROM ticket_tags WHERE conversation_id = ?")                      \
+    S(ticket_tags_add, (Id, Id, Text),                                                                             \
       "INSERT INTO ticket_tags (conversation_id, tag, shop_id) "                                   \
       "SELECT ?, j.tag, ? FROM " SUPPORTCRM_JSON_TAGS("?") " j WHERE j.tag IS NOT NULL "           \
       "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
@@ -322,16 +322,16 @@ namespace sql_text {
     /* inserts its rows (gap against gap: a deadlock). Not ticket_tags, which would double */      \
     /* the cost: a tag row never answers alone (the tag filter checks the ticket's own tags, */    \
     /* t.tags, and ticket_tags_add sets the shop), so stale tags go with the words. */             \
-    S(ticket_id_has_words,                                                                         \
+    S(ticket_id_has_words, (Positional<1>),                                                                         \
       "SELECT EXISTS (SELECT 1 FROM ticket_words WHERE conversation_id = ?)")                      \
-    S(ticket_words_clear, "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
-    S(customer_id_has_words,                                                                       \
+    S(ticket_words_clear, (Positional<1>), "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
+    S(customer_id_has_words, (Positional<1>),                                                                       \
       "SELECT EXISTS (SELECT 1 FROM customer_words WHERE customer_id = ?)")                        \
     /* A new name: the words only the old name had go (then the new name's are added). */        \
-    S(ticket_words_drop_name,                                                                      \
+    S(ticket_words_drop_name, (Positional<1>),                                                                      \
       "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \
-    S(customer_words_clear, "DELETE FROM customer_words WHERE customer_id = ?")                    \
-    S(customer_words_add,                                                                          \
+    S(customer_words_clear, (Positional<1>), "DELETE FROM customer_words WHERE customer_id = ?")                    \
+    S(customer_words_add, (Positional<3>),                                                                          \
       "INSERT INTO customer_words (customer_id, word, shop_id) "                                   \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
       "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
@@ -341,15 +341,15 @@ namespace sql_text {
     /* ix_conversations_customer, then each one's rows along the primary key (STRAIGHT_JOIN: */    \
     /* never a range of ticket_words over other customers' tickets); the rows of a ticket of */    \
     /* many comments in bounded batches of their own. */                                           \
-    S(erase_customer_words,                                                                        \
+    S(erase_customer_words, (Id, Id),                                                                        \
       "DELETE FROM customer_words WHERE customer_id IN "                                           \
       "(SELECT x.id FROM customers x WHERE x.id = ? OR x.merged_into = ?)")                        \
-    S(erase_tickets_words,                                                                         \
+    S(erase_tickets_words, (Id, Id, Id),                                                                         \
       "DELETE w FROM conversations t STRAIGHT_JOIN ticket_words w ON w.conversation_id = t.id "    \
       "WHERE t.customer_id = ? AND t.id > ? AND t.id <= ?")                                        \
-    S(erase_ticket_words,                                                                          \
+    S(erase_ticket_words, (Id, UInt),                                                                          \
       "DELETE FROM ticket_words WHERE conversation_id = ? LIMIT ?")
-SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT)
+SUPPORTCRM_SEARCH_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 }  // namespace sql_text
 
 // clang-format on

@@ -6,7 +6,7 @@
 #include "common/log.h"
 #include "common/words.h"
 #include "db/search/sql.h"
-#include "db/statements.h"
+#include "db/statement_params.h"
 
 namespace supportcrm::search {
 namespace {
@@ -15,7 +15,7 @@ void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
     if (list.empty()) {
         return;
     }
-    db.run(id, [&](sql::PreparedStatement& st) {
+    db.run_positional(id, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, owner);
         st.setUInt64(2, shop_id);
         st.setString(3, words::json_array(list));
@@ -24,7 +24,7 @@ void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
 }
 
 void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
-    db.run(id, [&](sql::PreparedStatement& st) {
+    db.run_positional(id, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, owner);
         st.executeUpdate();
     });
@@ -32,7 +32,7 @@ void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
 
 // Whether `has_words` finds words under a new record's id.
 bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
-    return db.run(has_words, [&](sql::PreparedStatement& st) {
+    return db.run_positional(has_words, [&](sql::PreparedStatement& st) {
         st.setUInt64(1, id);
         ResultSetPtr rs(st.executeQuery());
         return rs->next() && rs->getBoolean(1);
@@ -95,12 +95,8 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
         .append("\",\"k\":\"")
         .append(*listed)
         .append("\"}]");
-    db.run(Stmt::ticket_words_add_comment_known, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt64(2, shop_id);
-        st.setString(3, rows);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::ticket_words_add_comment_known>(ticket_id, shop_id, rows),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // A ticket's name, new (created: there is nothing to drop) or changed: the words only the old
@@ -125,12 +121,8 @@ void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
     if (tags_json == "[]") {
         return;  // the usual ticket: nothing to write
     }
-    db.run(Stmt::ticket_tags_add, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt64(2, shop_id);
-        st.setString(3, tags_json);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::ticket_tags_add>(ticket_id, shop_id, tags_json),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // The customer's words become those of its searched fields; created: it had none.
@@ -186,29 +178,20 @@ bool searched_fields_differ(const CustomerFields& a, const CustomerFields& b) {
 }
 
 void erase_customer_words(Db& db, std::uint64_t customer_id) {
-    db.run(Stmt::erase_customer_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, customer_id);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::erase_customer_words>(customer_id, customer_id),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 void erase_tickets_words(Db& db, std::uint64_t customer_id, std::uint64_t after,
                          std::uint64_t through) {
-    db.run(Stmt::erase_tickets_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, customer_id);
-        st.setUInt64(2, after);
-        st.setUInt64(3, through);
-        st.executeUpdate();
-    });
+    db.run(bound<Stmt::erase_tickets_words>(customer_id, after, through),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 unsigned erase_ticket_words_batch(Db& db, std::uint64_t ticket_id, unsigned batch) {
-    return db.run(Stmt::erase_ticket_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, ticket_id);
-        st.setUInt(2, batch);
-        return static_cast<unsigned>(st.executeUpdate());
-    });
+    return db.run(
+        bound<Stmt::erase_ticket_words>(ticket_id, batch),
+        [&](sql::PreparedStatement& st) { return static_cast<unsigned>(st.executeUpdate()); });
 }
 
 }  // namespace supportcrm::search

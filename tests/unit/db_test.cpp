@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "db/statement_params.h"
 #include "db/statements.h"
 
 using supportcrm::Db;
@@ -25,6 +26,28 @@ TEST(DbStatements, WritesAreMarkedInTheStatementTable) {
                     Stmt::csat_page_for_key}) {
         EXPECT_FALSE(Db::writes(id)) << Db::name(id);
     }
+}
+
+TEST(DbStatements, KeyedReadsAreMarkedAndTheirKeyPlacedByTheGenerator) {
+    using supportcrm::is_keyed;
+    for (Stmt id : {Stmt::customer_by_id, Stmt::ticket_detail, Stmt::ticket_for_patch,
+                    Stmt::comments_of_ticket, Stmt::comments_page_first, Stmt::comments_page_after,
+                    Stmt::csat_page_for_key, Stmt::idempotency_answer_for_key}) {
+        EXPECT_TRUE(is_keyed(id)) << Db::name(id);
+    }
+    // The key's own statement, the keyed writes (written out: db/auth_sql.h) and the rest.
+    for (Stmt id : {Stmt::ping, Stmt::shop_by_key_hash, Stmt::conversation_touch,
+                    Stmt::customer_insert, Stmt::idempotency_claim, Stmt::ticket_customer}) {
+        EXPECT_FALSE(is_keyed(id)) << Db::name(id);
+    }
+    // Key follows the placeholders of the columns and joins, before the tail's.
+    namespace param = supportcrm::param;
+    static_assert(
+        std::is_same_v<
+            supportcrm::StatementParams<Stmt::comments_page_after>::type,
+            param::List<param::Id, param::Time, param::Time, param::Id, param::Key, param::Id>>);
+    static_assert(std::is_same_v<supportcrm::StatementParams<Stmt::ticket_for_patch>::type,
+                                 param::List<param::OptId, param::Id, param::Key>>);
 }
 
 TEST(DbErrors, OnlyAWriteThatFailedIsKnownNotToHaveBeenSent) {
