@@ -74,38 +74,33 @@ std::string json_ids(const std::vector<std::uint64_t>& ids) {
 std::vector<std::uint64_t> ids_of_word(Db& db, Stmt rows, std::uint64_t shop_id,
                                        const std::string& word, std::uint64_t lowest,
                                        std::uint64_t highest, std::uint64_t bound) {
-    return db.run_positional(rows, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setString(2, word + "%");
-        st.setUInt64(3, lowest);
-        st.setUInt64(4, highest);
-        st.setUInt64(5, bound + 1);
-        ResultSetPtr rs(st.executeQuery());
-        std::vector<std::uint64_t> out;
-        out.reserve(rs->rowsCount());
-        while (rs->next()) {
-            out.push_back(rs->getUInt64(1));
-        }
-        return out;
-    });
+    return db.run(bound_one_of<Stmt::ticket_word_tickets, Stmt::customer_word_customers>(
+                      rows, shop_id, word + "%", lowest, highest, bound + 1),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::vector<std::uint64_t> out;
+                      out.reserve(rs->rowsCount());
+                      while (rs->next()) {
+                          out.push_back(rs->getUInt64(1));
+                      }
+                      return out;
+                  });
 }
 
 // The ids of `ids` having every one of `words`: one statement, a seek per (id, word).
 std::unordered_set<std::uint64_t> having_words(Db& db, Stmt check, std::uint64_t shop_id,
                                                const std::vector<std::uint64_t>& ids,
                                                const std::vector<std::string>& words) {
-    return db.run_positional(check, [&](sql::PreparedStatement& st) {
-        st.setString(1, json_ids(ids));
-        st.setString(2, words::json_array(words));
-        st.setUInt64(3, shop_id);
-        st.setUInt64(4, words.size());
-        ResultSetPtr rs(st.executeQuery());
-        std::unordered_set<std::uint64_t> out;
-        while (rs->next()) {
-            out.insert(rs->getUInt64(1));
-        }
-        return out;
-    });
+    return db.run(bound_one_of<Stmt::ticket_words_check, Stmt::customer_words_check>(
+                      check, json_ids(ids), words::json_array(words), shop_id, words.size()),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      std::unordered_set<std::uint64_t> out;
+                      while (rs->next()) {
+                          out.insert(rs->getUInt64(1));
+                      }
+                      return out;
+                  });
 }
 
 // having_every_word's seeks: the first `needed` of `ids` having every one of `words`.
@@ -185,13 +180,13 @@ std::vector<std::uint64_t> having_every_word(Db& db, const WordChecks& checks,
 }
 
 std::uint64_t scan_floor(Db& db, Stmt floor, std::uint64_t shop_id, std::uint64_t before_id) {
-    return db.run_positional(floor, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, shop_id);
-        st.setUInt64(2, before_id);
-        st.setUInt64(3, search::Tuning::kScanWindow - 1);
-        ResultSetPtr rs(st.executeQuery());
-        return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
-    });
+    const std::uint64_t window_end = search::Tuning::kScanWindow - 1;
+    return db.run(bound_one_of<Stmt::ticket_scan_floor, Stmt::customer_scan_floor>(
+                      floor, shop_id, before_id, window_end),
+                  [&](sql::PreparedStatement& st) {
+                      ResultSetPtr rs(st.executeQuery());
+                      return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
+                  });
 }
 
 FewestRows fewest_rows(Db& db, std::uint64_t shop_id, const std::vector<SearchSource>& sources,
@@ -245,11 +240,10 @@ std::optional<std::vector<std::string>> word_forms(Db& db, Stmt next_form, std::
     std::vector<std::string> forms;
     std::string from = word;
     while (true) {
-        std::optional<std::string> next =
-            db.run_positional(next_form, [&](sql::PreparedStatement& st) {
-                st.setUInt64(1, shop_id);
-                st.setString(2, from);
-                st.setString(3, word);
+        std::optional<std::string> next = db.run(
+            bound_one_of<Stmt::ticket_word_next_form, Stmt::customer_word_next_form>(
+                next_form, shop_id, from, word),
+            [&](sql::PreparedStatement& st) {
                 ResultSetPtr rs(st.executeQuery());
                 return rs->next() ? std::optional<std::string>(rs->getString(1)) : std::nullopt;
             });

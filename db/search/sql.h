@@ -168,7 +168,7 @@ namespace sql_text {
     /* ix_ticket_words_shop_word, which lists a prefix's words (`forms`) one by one (binds */      \
     /* shop, the word to start at, the prefix). MariaDB has no loose index scan for this */       \
     /* (DISTINCT or GROUP BY reads the whole range: 99,602 rows for `order%`). */                  \
-    S(ticket_word_next_form, (Positional<3>), SUPPORTCRM_NEXT_WORD_FORM("ticket_words"))                           \
+    S(ticket_word_next_form, (Id, Text, Text), SUPPORTCRM_NEXT_WORD_FORM("ticket_words"))                           \
     S(tickets_filtered_by_tag, (Positional<19>),                                                                     \
       "SELECT " SUPPORTCRM_TICKET_COLUMNS " FROM ticket_tags g STRAIGHT_JOIN conversations t "     \
       "ON t.id = g.conversation_id WHERE g.shop_id = ? AND g.tag = ? AND t.shop_id = ?"            \
@@ -201,7 +201,7 @@ namespace sql_text {
     S(ticket_channel_count, (Positional<3>), SUPPORTCRM_TICKETS_COUNT_BY("t.channel = ?"))                          \
     /* The id `rows` places below the cursor in the shop's tickets (none: fewer are left): */     \
     /* the floor of a scan that may read that many tickets. */                                     \
-    S(ticket_scan_floor, (Positional<3>),                                                                           \
+    S(ticket_scan_floor, (Id, Id, Id),                                                                           \
       "SELECT t.id FROM conversations t WHERE t.shop_id = ? AND t.id < ? "                         \
       "ORDER BY t.id DESC LIMIT 1 OFFSET ?")                                                       \
     /* How many of the shop's rows a filter's index holds for its value, counted up to a */       \
@@ -225,7 +225,7 @@ namespace sql_text {
     /* (ticket, word), "Range checked for each record", and reads only the rows each word */       \
     /* starts (one seek when it starts none), where `x.conversation_id = c.id` reads all of */    \
     /* the ticket's words below w (docs/performance.md, "Many words"). */                          \
-    S(ticket_words_check, (Positional<4>),                                                                          \
+    S(ticket_words_check, (Text, Text, Id, Id),                                                                          \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN ticket_words x FORCE INDEX (PRIMARY) ON x.conversation_id >= c.id "        \
       "AND x.conversation_id <= c.id AND x.shop_id = ? "                                           \
@@ -241,7 +241,7 @@ namespace sql_text {
     /* key's, every word of the tickets between the two ids; rows outside the ids are neither */   \
     /* counted against the bound nor sent. Binds shop, 'word%', the lowest and the highest */      \
     /* id, the bound. */                                                                           \
-    S(ticket_word_tickets, (Positional<5>),                                                                         \
+    S(ticket_word_tickets, (Id, Text, Id, Id, Id),                                                                         \
       "SELECT w.conversation_id FROM ticket_words w WHERE w.shop_id = ? AND w.word LIKE ? "        \
       "AND w.conversation_id BETWEEN ? AND ? LIMIT ?")                                             \
     /* Customers: the same two ways (scan binds shop, floor, words, cursor's id, limit + 1; */  \
@@ -250,7 +250,7 @@ namespace sql_text {
       "SELECT " SUPPORTCRM_CUSTOMER_COLUMNS " FROM customers c WHERE c.shop_id = ? "               \
       "AND c.id >= ? AND c.merged_into IS NULL" SUPPORTCRM_CUSTOMER_WORDS_MATCH                    \
       " AND c.id < ? ORDER BY c.id DESC LIMIT ?")                                                  \
-    S(customer_scan_floor, (Positional<3>),                                                                         \
+    S(customer_scan_floor, (Id, Id, Id),                                                                         \
       "SELECT c.id FROM customers c WHERE c.shop_id = ? AND c.id < ? "                             \
       "ORDER BY c.id DESC LIMIT 1 OFFSET ?")                                                       \
     S(customers_search_by_word, (Positional<6>),                                                                    \
@@ -270,9 +270,9 @@ namespace sql_text {
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_TWO_WORDS_IN_WINDOW))                           \
     S(customers_in_window_by_three_words, (Positional<63>),                                                          \
       SUPPORTCRM_CUSTOMERS_OF_WORD_ROWS(SUPPORTCRM_THREE_WORDS_IN_WINDOW))                         \
-    S(customer_word_next_form, (Positional<3>), SUPPORTCRM_NEXT_WORD_FORM("customer_words"))                       \
+    S(customer_word_next_form, (Id, Text, Text), SUPPORTCRM_NEXT_WORD_FORM("customer_words"))                       \
     /* The same for customers (binds ids, words, shop, the number of words). */                  \
-    S(customer_words_check, (Positional<4>),                                                                        \
+    S(customer_words_check, (Text, Text, Id, Id),                                                                        \
       "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " c STRAIGHT_JOIN " SUPPORTCRM_JSON_WORDS("?")  \
       " q STRAIGHT_JOIN customer_words x FORCE INDEX (PRIMARY) ON x.customer_id >= c.id "          \
       "AND x.customer_id <= c.id AND x.shop_id = ? "                                               \
@@ -280,7 +280,7 @@ namespace sql_text {
       " GROUP BY c.id HAVING COUNT(DISTINCT q.w) = ?")                                             \
     /* And the customers of a word's rows (binds shop, 'word%', lowest and highest id, the */  \
     /* bound). */                                                                                  \
-    S(customer_word_customers, (Positional<5>),                                                                     \
+    S(customer_word_customers, (Id, Text, Id, Id, Id),                                                                     \
       "SELECT w.customer_id FROM customer_words w WHERE w.shop_id = ? AND w.word LIKE ? "          \
       "AND w.customer_id BETWEEN ? AND ? LIMIT ?")                                                 \
     /* The search data's writes. Each sets shop_id on a row that is there already: a row a */     \
@@ -289,7 +289,7 @@ namespace sql_text {
     /* other case) changes nothing: no index entry is rewritten. */                                \
     /* A comment's words: a word the ticket has already is marked as a comment's (it stays */     \
     /* when the name changes). */                                                                  \
-    S(ticket_words_add_comment, (Positional<3>),                                                                    \
+    S(ticket_words_add_comment, (Id, Id, Text),                                                                    \
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
       "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
       "ON DUPLICATE KEY UPDATE in_comments = 1, shop_id = VALUES(shop_id)")                        \
@@ -305,12 +305,12 @@ namespace sql_text {
       "k VARBINARY(2048) PATH '$.k')) q "                                                          \
       "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words), "               \
       "shop_id = VALUES(shop_id)")                                                                 \
-    S(ticket_words_add_name, (Positional<3>),                                                                       \
+    S(ticket_words_add_name, (Id, Id, Text),                                                                       \
       "INSERT INTO ticket_words (conversation_id, word, shop_id) "                                 \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
       "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
     /* A ticket's tags (create, PATCH of tags): the old ones go, the new ones come. */          \
-    S(ticket_tags_clear, (Positional<1>), "DELETE FROM ticket_tags WHERE conversation_id = ?")                      \
+    S(ticket_tags_clear, (Id), "DELETE FROM ticket_tags WHERE conversation_id = ?")                      \
     S(ticket_tags_add, (Id, Id, Text),                                                                             \
       "INSERT INTO ticket_tags (conversation_id, tag, shop_id) "                                   \
       "SELECT ?, j.tag, ? FROM " SUPPORTCRM_JSON_TAGS("?") " j WHERE j.tag IS NOT NULL "           \
@@ -322,16 +322,16 @@ namespace sql_text {
     /* inserts its rows (gap against gap: a deadlock). Not ticket_tags, which would double */      \
     /* the cost: a tag row never answers alone (the tag filter checks the ticket's own tags, */    \
     /* t.tags, and ticket_tags_add sets the shop), so stale tags go with the words. */             \
-    S(ticket_id_has_words, (Positional<1>),                                                                         \
+    S(ticket_id_has_words, (Id),                                                                         \
       "SELECT EXISTS (SELECT 1 FROM ticket_words WHERE conversation_id = ?)")                      \
-    S(ticket_words_clear, (Positional<1>), "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
-    S(customer_id_has_words, (Positional<1>),                                                                       \
+    S(ticket_words_clear, (Id), "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
+    S(customer_id_has_words, (Id),                                                                       \
       "SELECT EXISTS (SELECT 1 FROM customer_words WHERE customer_id = ?)")                        \
     /* A new name: the words only the old name had go (then the new name's are added). */        \
-    S(ticket_words_drop_name, (Positional<1>),                                                                      \
+    S(ticket_words_drop_name, (Id),                                                                      \
       "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \
-    S(customer_words_clear, (Positional<1>), "DELETE FROM customer_words WHERE customer_id = ?")                    \
-    S(customer_words_add, (Positional<3>),                                                                          \
+    S(customer_words_clear, (Id), "DELETE FROM customer_words WHERE customer_id = ?")                    \
+    S(customer_words_add, (Id, Id, Text),                                                                          \
       "INSERT INTO customer_words (customer_id, word, shop_id) "                                   \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
       "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \

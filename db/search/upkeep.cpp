@@ -10,30 +10,25 @@
 
 namespace supportcrm::search {
 namespace {
-void add_words(Db& db, Stmt id, std::uint64_t owner, std::uint64_t shop_id,
+template <Stmt id>
+void add_words(Db& db, std::uint64_t owner, std::uint64_t shop_id,
                const std::vector<std::string>& list) {
     if (list.empty()) {
         return;
     }
-    db.run_positional(id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, owner);
-        st.setUInt64(2, shop_id);
-        st.setString(3, words::json_array(list));
-        st.executeUpdate();
-    });
+    db.run(bound<id>(owner, shop_id, words::json_array(list)),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
-void delete_by_id(Db& db, Stmt id, std::uint64_t owner) {
-    db.run_positional(id, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, owner);
-        st.executeUpdate();
-    });
+template <Stmt id>
+void delete_by_id(Db& db, std::uint64_t owner) {
+    db.run(bound<id>(owner), [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
 // Whether `has_words` finds words under a new record's id.
-bool id_has_words(Db& db, Stmt has_words, std::uint64_t id) {
-    return db.run_positional(has_words, [&](sql::PreparedStatement& st) {
-        st.setUInt64(1, id);
+template <Stmt has_words>
+bool id_has_words(Db& db, std::uint64_t id) {
+    return db.run(bound<has_words>(id), [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
         return rs->next() && rs->getBoolean(1);
     });
@@ -51,19 +46,19 @@ void log_reused_id(const char* what, std::uint64_t id) {
 // AUTO_INCREMENT hands its ids out again), and go, so that they never describe the new record.
 // One plain read of the id's words, one seek (there are none but after such a restore).
 void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id) {
-    if (!id_has_words(db, Stmt::ticket_id_has_words, ticket_id)) {
+    if (!id_has_words<Stmt::ticket_id_has_words>(db, ticket_id)) {
         return;  // always, but after such a restore
     }
-    delete_by_id(db, Stmt::ticket_words_clear, ticket_id);
-    delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+    delete_by_id<Stmt::ticket_words_clear>(db, ticket_id);
+    delete_by_id<Stmt::ticket_tags_clear>(db, ticket_id);
     log_reused_id("ticket", ticket_id);
 }
 
 void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
-    if (!id_has_words(db, Stmt::customer_id_has_words, customer_id)) {
+    if (!id_has_words<Stmt::customer_id_has_words>(db, customer_id)) {
         return;
     }
-    delete_by_id(db, Stmt::customer_words_clear, customer_id);
+    delete_by_id<Stmt::customer_words_clear>(db, customer_id);
     log_reused_id("customer", customer_id);
 }
 
@@ -77,7 +72,7 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
     }
     const std::optional<std::string> listed = words::known_addition(known, fresh);
     if (!listed) {  // the list is full: it stays as it is, the words are written each time
-        add_words(db, Stmt::ticket_words_add_comment, ticket_id, shop_id, fresh);
+        add_words<Stmt::ticket_words_add_comment>(db, ticket_id, shop_id, fresh);
         return;
     }
     // The words, and one new list row holding just them, keyed by the comment ("\x01<id>": no
@@ -104,10 +99,10 @@ void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                        const std::optional<std::string>& name, bool created) {
     if (!created) {
-        delete_by_id(db, Stmt::ticket_words_drop_name, ticket_id);
+        delete_by_id<Stmt::ticket_words_drop_name>(db, ticket_id);
     }
     if (name) {
-        add_words(db, Stmt::ticket_words_add_name, ticket_id, shop_id, words::distinct({*name}));
+        add_words<Stmt::ticket_words_add_name>(db, ticket_id, shop_id, words::distinct({*name}));
     }
 }
 
@@ -116,7 +111,7 @@ void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
 void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
                        const std::string& tags_json, bool created) {
     if (!created) {
-        delete_by_id(db, Stmt::ticket_tags_clear, ticket_id);
+        delete_by_id<Stmt::ticket_tags_clear>(db, ticket_id);
     }
     if (tags_json == "[]") {
         return;  // the usual ticket: nothing to write
@@ -129,7 +124,7 @@ void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
 void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
                     const CustomerFields& c, bool created) {
     if (!created) {
-        delete_by_id(db, Stmt::customer_words_clear, customer_id);
+        delete_by_id<Stmt::customer_words_clear>(db, customer_id);
     }
     std::vector<std::string_view> texts;
     for (const auto* field :
@@ -138,7 +133,7 @@ void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
             texts.push_back(**field);
         }
     }
-    add_words(db, Stmt::customer_words_add, customer_id, shop_id, words::distinct(texts));
+    add_words<Stmt::customer_words_add>(db, customer_id, shop_id, words::distinct(texts));
 }
 
 }  // namespace
@@ -161,7 +156,7 @@ void upkeep(Db& db, const CommentWrite& w) {
 
 void upkeep(Db& db, const CustomerWrite& w) {
     if (w.unlisted) {
-        delete_by_id(db, Stmt::customer_words_clear, w.customer_id);
+        delete_by_id<Stmt::customer_words_clear>(db, w.customer_id);
         return;
     }
     if (w.created) {
