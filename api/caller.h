@@ -49,8 +49,13 @@ class Caller {
     // (read_keyed_shop()), or a shop a keyed write succeeded for (it only does for a live shop
     // of the key). nullopt means no unrevoked key has this digest: pass it only from a
     // statement that returns the key's row whenever the key exists. Returns the shop when the
-    // key may go on, else nullptr (the request is then answered with error()).
+    // key may go on, else nullptr (the request is then answered with error()). The layers above
+    // reach it through KeyedOpener (api/handler.h, for a Keyed result) or settle_by_write().
     const Shop* learn(const std::optional<Shop>& key);
+
+    // A keyed write succeeded for `shop`: it does only for a live shop of an unrevoked key,
+    // whose terms admit() judged before it ran. The shop, or nullptr with error() (the rate).
+    const Shop* settle_by_write(const Shop& shop) { return learn(shop); }
 
     // The key's live shop, or nullptr (then error() says why). Runs the key's own statement
     // only if nothing has settled the key yet.

@@ -73,12 +73,12 @@ Checked<const Shop*> settled(const Caller& caller, const Shop* shop) {
 
 }  // namespace
 
-Checked<const Shop*> keyed(HandlerContext& ctx, const std::optional<Shop>& key) {
-    return settled(ctx.caller, ctx.caller.learn(key));
-}
-
 Checked<const Shop*> keyed(HandlerContext& ctx) {
     return settled(ctx.caller, ctx.caller.resolve(ctx.db));
+}
+
+void settle_by_write(HandlerContext& ctx, const Shop& shop) {
+    ctx.caller.settle_by_write(shop);
 }
 
 Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,

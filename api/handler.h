@@ -61,14 +61,53 @@ std::optional<Response> not_modified(const Request& request, const std::string& 
 // nothing of the request is durable.
 [[noreturn]] void lost_version_race(const char* what);
 
-// The key rule (api/caller.h) as a handler applies it: the key's live shop, or the key's own
-// error to answer with (401 invalid_api_key, 404 shop_not_found). `key`: what a keyed
-// statement found of the key (its key columns, or the shop a keyed write succeeded for);
-// nullopt only from a statement that returns the key's row whenever the key exists.
-Checked<const Shop*> keyed(HandlerContext& ctx, const std::optional<Shop>& key);
-// The same when no statement of the handler has settled the key: runs the key's own statement
-// unless the key is settled already.
+// A keyed statement's result, opened: the key's live shop and the record, if there was one.
+template <typename T>
+struct Opened {
+    const Shop* shop = nullptr;
+    std::optional<T> record;  // none: not in the key's shop
+};
+
+// The one way to read a Keyed<T> (db/rows.h): the key rule (api/key_rule.h) first, so the
+// record comes only with the key's answer. A statement that returns the key's row whenever the
+// key exists proves an unknown key by returning none; one that returns rows only with the
+// record proves nothing by returning none, and the key's own statement then decides.
+struct KeyedOpener {
+    template <typename T>
+    static Checked<Opened<T>> open(Caller& caller, Db& db, Keyed<T>&& found) {
+        Checked<Opened<T>> out;
+        const Shop* shop = found.key_ || found.join_ == KeyJoin::whenever_key_exists
+                               ? caller.learn(found.key_)
+                               : caller.resolve(db);
+        if (shop == nullptr) {
+            out.error = caller.error();  // 401 invalid_api_key, 404 shop_not_found, 403, 429
+            return out;
+        }
+        out.value = {shop, std::move(found.record_)};
+        return out;
+    }
+
+    // An export's body, produced after its head was sent: the key was settled by open() or
+    // keyed() before that, and the body is read in one snapshot, so the record alone.
+    template <typename T>
+    static std::optional<T> record_of_settled_key(Keyed<T>&& found) {
+        return std::move(found.record_);
+    }
+};
+
+// What a handler's keyed statement found, opened: the key's own error, or its shop and the
+// record (none: the handler's own 404).
+template <typename T>
+Checked<Opened<T>> open(HandlerContext& ctx, Keyed<T>&& found) {
+    return KeyedOpener::open(ctx.caller, ctx.db, std::move(found));
+}
+
+// The key rule for a handler whose statements have not settled the key: the key's live shop,
+// or the key's own error to answer with; runs the key's own statement unless the key is
+// settled already.
 Checked<const Shop*> keyed(HandlerContext& ctx);
+// A keyed write succeeded for `shop` (add_comment, insert_customer): the key is settled on it.
+void settle_by_write(HandlerContext& ctx, const Shop& shop);
 
 // What a create writes besides its row: the event of extensions.md §E5 (when a webhook of the
 // shop wants `type`), with `data` as its payload (nullptr: the created object itself).
@@ -81,8 +120,8 @@ struct CreatedEvent {
 };
 
 // The common ending of a create, in the one right order: the event row (inside tx), COMMIT,
-// then 201 {"success":true,"<name>":<object>}. The shop is the caller's (settled by keyed()
-// or before the handler ran).
+// then 201 {"success":true,"<name>":<object>}. The shop is the caller's (settled by keyed(),
+// open(), settle_by_write() or before the handler ran).
 // preceding: an event of the same write recorded before the create's own, in its statement
 // (a customer's comment that reopened its ticket: ticket.updated).
 Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event,

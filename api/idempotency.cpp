@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "api/api_error.h"
+#include "api/handler.h"
 #include "common/keys.h"
 #include "common/log.h"
 
@@ -109,7 +110,7 @@ Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body
         Transaction tx(db);
         claim = claim_idempotency_key(db, caller.key_digest(), key, hash);
         if (claim.result == IdempotencyClaim::Result::claimed) {
-            caller.learn(claim.shop);
+            caller.settle_by_write(*claim.shop);
             Response r = handler();
             if (!stored(r.status)) {
                 return r;  // tx rolls back the claim with whatever was written: not stored
@@ -125,11 +126,12 @@ Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body
     }  // a claim that failed rolled back: nothing of this request was written
     std::optional<StoredAnswer> answer;
     if (claim.result == IdempotencyClaim::Result::taken) {
-        Keyed<StoredAnswer> found = find_idempotency_answer(db, caller.key_digest(), key);
-        if (!caller.learn(found.key)) {
-            return *caller.error();
+        Checked<Opened<StoredAnswer>> found =
+            KeyedOpener::open(caller, db, find_idempotency_answer(db, caller.key_digest(), key));
+        if (found.error) {
+            return std::move(*found.error);
         }
-        answer = std::move(found.value);
+        answer = std::move(found.value.record);
     }
     switch (decide(claim.result, answer, hash)) {
         case Verdict::key_error:

@@ -181,14 +181,16 @@ Keyed<TicketComments> list_comments(Db& db, const std::string& key_digest, std::
                                     const std::optional<CommentPage>& page) {
     auto read = [&](sql::PreparedStatement& st) {
         ResultSetPtr rs(st.executeQuery());
-        Keyed<TicketComments> found;
+        Keyed<TicketComments> found(KeyJoin::only_with_record);
+        TicketComments* listed = nullptr;
         while (rs->next()) {
             using namespace layout::comments_of_ticket;
-            if (!found.value) {
-                found.key = read_keyed_shop(*rs, key);
-                found.value.emplace().customer = read_person(*rs, customer);
+            if (!listed) {
+                found.set_key(read_keyed_shop(*rs, key));
+                listed = &found.emplace_record();
+                listed->customer = read_person(*rs, customer);
             }
-            found.value->comments.push_back(read_comment(*rs, comment, user));
+            listed->comments.push_back(read_comment(*rs, comment, user));
         }
         return found;
     };

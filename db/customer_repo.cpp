@@ -315,12 +315,12 @@ Keyed<CustomerRow> find_customer(Db& db, const std::string& key_digest, std::uin
     return db.run(bound<Stmt::customer_by_id>(id, KeyDigest(key_digest)),
                   [&](sql::PreparedStatement& st) {
                       ResultSetPtr rs(st.executeQuery());
-                      Keyed<CustomerRow> found;
+                      Keyed<CustomerRow> found(KeyJoin::whenever_key_exists);
                       if (rs->next()) {
                           using namespace layout::customer_by_id;
-                          found.key = read_keyed_shop(*rs, key);
+                          found.set_key(read_keyed_shop(*rs, key));
                           if (!rs->isNull(customer[customer_col::id])) {
-                              found.value = read_customer(*rs, customer);
+                              found.set_record(read_customer(*rs, customer));
                           }
                       }
                       return found;

@@ -43,19 +43,19 @@ Keyed<StoredAnswer> find_idempotency_answer(Db& db, const std::string& key_diges
     return db.run(bound<Stmt::idempotency_answer_for_key>(idem_key, KeyDigest(key_digest)),
                   [&](sql::PreparedStatement& st) {
                       ResultSetPtr rs(st.executeQuery());
-                      Keyed<StoredAnswer> found;
+                      Keyed<StoredAnswer> found(KeyJoin::whenever_key_exists);
                       if (!rs->next()) {
                           return found;
                       }
                       namespace col = layout::idempotency_answer_for_key;
-                      found.key = read_keyed_shop(*rs, col::key);
+                      found.set_key(read_keyed_shop(*rs, col::key));
                       if (!rs->isNull(col::request_hash)) {
                           StoredAnswer a;
                           a.request_hash = rs->getString(col::request_hash);
                           a.status = rs->getInt(col::status);
                           a.body = rs->getString(col::body);
                           a.etag = optional_string(*rs, col::etag);
-                          found.value = std::move(a);
+                          found.set_record(std::move(a));
                       }
                       return found;
                   });

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace supportcrm {
 
@@ -32,12 +33,37 @@ struct Shop {
     KeyTerms key;  // the key's own terms, when the row carried them
 };
 
-// What a keyed statement found: the key's shop (nullopt: no unrevoked key with that digest)
-// and the record asked for (nullopt: not in that shop).
+// Where a keyed statement's row carries the key (SUPPORTCRM_KEY_COLUMNS).
+enum class KeyJoin : std::uint8_t {
+    // The key's tables lead and the record is LEFT JOINed: a row whenever an unrevoked key has
+    // the digest, so no row proves an unknown key (customer_by_id, idempotency_answer_for_key).
+    whenever_key_exists,
+    // The record's tables are joined to the key's: no record, no row, and then the key itself
+    // is still unknown (ticket_detail, ticket_for_patch, the comments lists, csat_page_for_key).
+    only_with_record,
+};
+
+struct KeyedOpener;  // api/handler.h: the one way the layers above read a Keyed
+
+// What a keyed statement found: the key's shop (none: no row carried the key) and the record
+// asked for (none: not in that shop). [[nodiscard]] and closed: the repository fills it, and
+// it is opened only through KeyedOpener, which applies the key rule (api/key_rule.h) first, so
+// no caller can read the record without the key's answer.
 template <typename T>
-struct Keyed {
-    std::optional<Shop> key;
-    std::optional<T> value;
+class [[nodiscard]] Keyed {
+  public:
+    explicit Keyed(KeyJoin join) : join_(join) {}
+
+    // The repository's, while reading the statement's row(s).
+    void set_key(Shop shop) { key_ = std::move(shop); }
+    T& emplace_record() { return record_.emplace(); }
+    void set_record(T record) { record_ = std::move(record); }
+
+  private:
+    friend struct KeyedOpener;
+    KeyJoin join_;
+    std::optional<Shop> key_;
+    std::optional<T> record_;
 };
 
 struct PersonRow {  // the Customer or User object of a response (SUPPORTCRM_PERSON_COLUMNS)

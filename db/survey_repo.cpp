@@ -293,15 +293,17 @@ Keyed<CsatResult> query_shop_csat_for_key(Db& db, const std::string& key_digest,
                       KeyDigest(key_digest), q.limit, q.offset),
                   [&](sql::PreparedStatement& st) {
                       ResultSetPtr rs(st.executeQuery());
-                      Keyed<CsatResult> found;
+                      Keyed<CsatResult> found(KeyJoin::only_with_record);
+                      CsatResult* page = nullptr;
                       using namespace layout::csat_page_for_key;
                       while (rs->next()) {
-                          if (!found.value) {
-                              found.key = read_keyed_shop(*rs, key);
-                              add_counts_text(*rs, day_counts, found.value.emplace().by_mark);
-                              add_counts_text(*rs, raw_counts, found.value->by_mark);
+                          if (!page) {
+                              found.set_key(read_keyed_shop(*rs, key));
+                              page = &found.emplace_record();
+                              add_counts_text(*rs, day_counts, page->by_mark);
+                              add_counts_text(*rs, raw_counts, page->by_mark);
                           }
-                          found.value->surveys.push_back(read_survey(*rs, survey));
+                          page->surveys.push_back(read_survey(*rs, survey));
                       }
                       return found;
                   });

@@ -101,13 +101,13 @@ Keyed<TicketDetail> find_ticket(Db& db, const std::string& key_digest, std::uint
     return db.run(bound<Stmt::ticket_detail>(ticket_id, KeyDigest(key_digest)),
                   [&](sql::PreparedStatement& st) {
                       ResultSetPtr rs(st.executeQuery());
-                      Keyed<TicketDetail> found;
+                      Keyed<TicketDetail> found(KeyJoin::only_with_record);
                       if (!rs->next()) {
                           return found;
                       }
                       using namespace layout::ticket_detail;
-                      found.key = read_keyed_shop(*rs, key);
-                      TicketDetail& t = found.value.emplace();
+                      found.set_key(read_keyed_shop(*rs, key));
+                      TicketDetail& t = found.emplace_record();
                       t.id = rs->getUInt64(id);
                       t.channel = rs->getString(channel);
                       t.name = optional_string(*rs, name);
@@ -482,15 +482,15 @@ Keyed<TicketForPatch> find_ticket_for_patch(Db& db, const std::string& key_diges
     return db.run(bound<Stmt::ticket_for_patch>(user_id, ticket_id, KeyDigest(key_digest)),
                   [&](sql::PreparedStatement& st) {
                       ResultSetPtr rs(st.executeQuery());
-                      Keyed<TicketForPatch> found;
+                      Keyed<TicketForPatch> found(KeyJoin::only_with_record);
                       if (!rs->next()) {
                           return found;
                       }
                       namespace col = layout::ticket_for_patch;
                       namespace ht =
                           layout::ticket_detail;  // the ht_* offsets into the HumanTicket's run
-                      found.key = read_keyed_shop(*rs, col::key);
-                      TicketForPatch& row = found.value.emplace();
+                      found.set_key(read_keyed_shop(*rs, col::key));
+                      TicketForPatch& row = found.emplace_record();
                       FullTicket& t = row.ticket;
                       t.id = rs->getUInt64(layout::tickets_page::id);
                       read_created_ticket(*rs, t.ticket);

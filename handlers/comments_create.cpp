@@ -104,7 +104,7 @@ Response create_comment(HandlerContext& ctx) {
     // Only the id of the shop is known (its domain is not needed).
     Shop shop;
     shop.id = added->shop_id;
-    keyed(ctx, shop);  // the keyed update matched: the key's shop is live
+    settle_by_write(ctx, shop);  // the keyed update matched: the key's shop is live
     std::string comment_json;
     JsonWriter w(comment_json);
     w.begin_object();

@@ -73,16 +73,15 @@ Response list_ticket_comments(HandlerContext& ctx) {
     if (page.error) {
         return std::move(*page.error);
     }
-    Keyed<TicketComments> listed =
-        list_comments(ctx.db, ctx.caller.key_digest(), ctx.path_id, page.value);
-    std::optional<TicketComments>& found = listed.value;
     // No rows: an unknown key, a deleted shop, no such ticket, or a ticket without comments (or
-    // none after the cursor).
-    Checked<const Shop*> keyed_shop = found ? keyed(ctx, listed.key) : keyed(ctx);
-    if (keyed_shop.error) {
-        return std::move(*keyed_shop.error);
+    // none after the cursor); open() then runs the key's own statement.
+    Checked<Opened<TicketComments>> listed =
+        open(ctx, list_comments(ctx.db, ctx.caller.key_digest(), ctx.path_id, page.value));
+    if (listed.error) {
+        return std::move(*listed.error);
     }
-    const Shop* shop = keyed_shop.value;
+    const Shop* shop = listed.value.shop;
+    std::optional<TicketComments>& found = listed.value.record;
     if (!found) {
         found = ticket_without_comments(ctx.db, shop->id, ctx.path_id);
     }

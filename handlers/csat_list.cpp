@@ -172,15 +172,19 @@ Checked<E4Result> read_csat_e4(HandlerContext& ctx, const CsatParams& p, std::ui
 // statement cannot answer (no rows), resolve the key first and read in a transaction.
 Checked<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuery& query) {
     Checked<CsatResult> out;
+    Checked<const Shop*> keyed_shop;
     if (!p.brand) {
-        Keyed<CsatResult> found = query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query);
-        if (found.value) {
-            out.error = keyed(ctx, found.key).error;
-            out.value = std::move(*found.value);
+        Checked<Opened<CsatResult>> found =
+            open(ctx, query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query));
+        if (found.error || found.value.record) {
+            out.error = std::move(found.error);
+            out.value = std::move(found.value.record).value_or(CsatResult{});
             return out;
         }
+        keyed_shop.value = found.value.shop;
+    } else {
+        keyed_shop = keyed(ctx);
     }
-    Checked<const Shop*> keyed_shop = keyed(ctx);
     if (keyed_shop.error) {
         out.error = std::move(keyed_shop.error);
         return out;

@@ -59,7 +59,7 @@ Created insert_or_find(HandlerContext& ctx, const NewCustomer& customer) {
     InsertedCustomer inserted = insert_customer(ctx.db, ctx.caller.key_digest(), customer);
     switch (inserted.result) {
         case InsertedCustomer::Result::inserted:
-            keyed(ctx, inserted.shop);  // a keyed insert succeeds only for a live shop
+            settle_by_write(ctx, inserted.shop);  // a keyed insert succeeds only for a live shop
             out.customer = row_of_new_customer(inserted.id, customer);
             out.created = true;
             return out;

@@ -51,12 +51,17 @@ std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
     const timeutil::Millis now = timeutil::now_ms();
     if (!erase_customer_row(ctx.db, shop.id, ctx.path_id, now)) {
         // Erased by a concurrent DELETE (carry on) or merged meanwhile (308).
-        Keyed<CustomerRow> again = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-        if (!again.value) {
+        Checked<Opened<CustomerRow>> again =
+            open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+        if (again.error) {
+            return std::move(again.error);
+        }
+        const std::optional<CustomerRow>& customer = again.value.record;
+        if (!customer) {
             return errors::customer_not_found();
         }
-        if (again.value->merged_into) {
-            return errors::customer_merged(*again.value->merged_into);
+        if (customer->merged_into) {
+            return errors::customer_merged(*customer->merged_into);
         }
         return std::nullopt;
     }
@@ -69,19 +74,20 @@ std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
 }  // namespace
 
 Response delete_customer(HandlerContext& ctx) {
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    Checked<const Shop*> shop = keyed(ctx, found.key);
-    if (shop.error) {
-        return std::move(*shop.error);
+    Checked<Opened<CustomerRow>> found =
+        open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    if (found.error) {
+        return std::move(*found.error);
     }
-    if (!found.value) {
+    const std::optional<CustomerRow>& customer = found.value.record;
+    if (!customer) {
         return errors::customer_not_found();
     }
-    if (found.value->merged_into) {
-        return errors::customer_merged(*found.value->merged_into);
+    if (customer->merged_into) {
+        return errors::customer_merged(*customer->merged_into);
     }
-    if (!found.value->erased) {
-        if (std::optional<Response> refused = start_erasure(ctx, *shop.value)) {
+    if (!customer->erased) {
+        if (std::optional<Response> refused = start_erasure(ctx, *found.value.shop)) {
             return std::move(*refused);
         }
     }
@@ -93,7 +99,7 @@ Response delete_customer(HandlerContext& ctx) {
         // request's: a run again spends what is left of it.
         ErasureBudget budget = request_budget(ErasureClock::now());
         complete = repeat_if_rolled_back(kErasureAttempts, [&] {
-            return finish_erasure(ctx.db, shop.value->id, ctx.path_id, budget);
+            return finish_erasure(ctx.db, found.value.shop->id, ctx.path_id, budget);
         });
     }
     return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id), complete);

@@ -75,14 +75,15 @@ class CustomerExportStream : public SnapshotStream {
     }
 
     void write_ticket(std::uint64_t id) {
-        Keyed<TicketForPatch> found = find_ticket_for_patch(db_, key_digest_, id, std::nullopt);
-        if (!found.value) {
+        std::optional<TicketForPatch> found = KeyedOpener::record_of_settled_key(
+            find_ticket_for_patch(db_, key_digest_, id, std::nullopt));
+        if (!found) {
             throw std::runtime_error("export: ticket " + std::to_string(id) +
                                      " vanished from the snapshot");
         }
         begin_line(buf_, "ticket");
         JsonWriter w(buf_);
-        write_full_ticket(w, found.value->ticket, shop_domain_);
+        write_full_ticket(w, found->ticket, shop_domain_);
         end_line(buf_);
     }
 
@@ -91,11 +92,12 @@ class CustomerExportStream : public SnapshotStream {
         page.rows = kCommentChunk;
         const std::string ticket = std::to_string(ticket_id);
         while (true) {
-            Keyed<TicketComments> found = list_comments(db_, key_digest_, ticket_id, page);
-            if (!found.value) {
+            std::optional<TicketComments> found = KeyedOpener::record_of_settled_key(
+                list_comments(db_, key_digest_, ticket_id, page));
+            if (!found) {
                 return;  // no (more) comments
             }
-            const TicketComments& tc = *found.value;
+            const TicketComments& tc = *found;
             for (const CommentRow& c : tc.comments) {
                 begin_line(buf_, "comment");
                 {

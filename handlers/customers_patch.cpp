@@ -94,18 +94,20 @@ Response patch_customer(HandlerContext& ctx) {
     if (read.error) {
         return std::move(*read.error);
     }
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    const Shop* shop = ctx.caller.learn(found.key);
-    if (!shop) {
-        return *ctx.caller.error();
+    Checked<Opened<CustomerRow>> found =
+        open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    if (found.error) {
+        return std::move(*found.error);
     }
-    if (!found.value) {
+    const Shop* shop = found.value.shop;
+    const std::optional<CustomerRow>& customer = found.value.record;
+    if (!customer) {
         return errors::customer_not_found();
     }
-    if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
+    if (auto gone = errors::customer_gone(customer->merged_into, customer->erased)) {
         return std::move(*gone);  // extensions.md §E9: 308 to the target, or 410
     }
-    const CustomerRow& current = *found.value;
+    const CustomerRow& current = *customer;
     CustomerChange change = apply_customer_patch(current, read.value.patch);
     if (!change.error.empty()) {
         return errors::validation(change.error);

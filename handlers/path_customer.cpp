@@ -6,16 +6,17 @@ namespace supportcrm {
 
 Checked<PathCustomer> read_path_customer(HandlerContext& ctx) {
     Checked<PathCustomer> out;
-    Keyed<CustomerRow> found = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    Checked<const Shop*> shop = keyed(ctx, found.key);
-    if (shop.error) {
-        out.error = std::move(shop.error);
-    } else if (!found.value) {
+    Checked<Opened<CustomerRow>> found =
+        open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    std::optional<CustomerRow>& customer = found.value.record;
+    if (found.error) {
+        out.error = std::move(found.error);
+    } else if (!customer) {
         out.error = errors::customer_not_found();
-    } else if (auto gone = errors::customer_gone(found.value->merged_into, found.value->erased)) {
+    } else if (auto gone = errors::customer_gone(customer->merged_into, customer->erased)) {
         out.error = std::move(gone);
     } else {
-        out.value = {std::move(*found.value), shop.value};
+        out.value = {std::move(*customer), found.value.shop};
     }
     return out;
 }

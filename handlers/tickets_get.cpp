@@ -25,15 +25,16 @@ void write_human_ticket(JsonWriter& w, const std::optional<HumanTicketRow>& h) {
 }  // namespace
 
 Response get_ticket(HandlerContext& ctx) {
-    Keyed<TicketDetail> found = find_ticket(ctx.db, ctx.caller.key_digest(), ctx.path_id);
-    if (!found.value) {
-        return errors::ticket_not_found();  // no row: the key's own statement decides first
+    Checked<Opened<TicketDetail>> found =
+        open(ctx, find_ticket(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    if (found.error) {
+        return std::move(*found.error);
     }
-    Checked<const Shop*> shop = keyed(ctx, found.key);
-    if (shop.error) {
-        return std::move(*shop.error);
+    const Shop* shop = found.value.shop;
+    if (!found.value.record) {
+        return errors::ticket_not_found();
     }
-    const TicketDetail& ticket = *found.value;
+    const TicketDetail& ticket = *found.value.record;
     const std::string tag = etag::of_ticket(ticket.id, ticket.version, ticket.customer_version);
     if (std::optional<Response> unchanged = not_modified(ctx.request, tag)) {
         return std::move(*unchanged);
@@ -43,9 +44,7 @@ Response get_ticket(HandlerContext& ctx) {
     JsonWriter w(r.body);
     w.begin_object().field("success", true).key("ticket").begin_object();
     w.key("id").id_string(ticket.id);
-    w.field("shopDomain", shop.value->domain)
-        .field("Channel", ticket.channel)
-        .field("name", ticket.name);
+    w.field("shopDomain", shop->domain).field("Channel", ticket.channel).field("name", ticket.name);
     w.key("Customer");
     write_customer(w, ticket.customer, true);
     w.key("User");

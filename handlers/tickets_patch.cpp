@@ -60,17 +60,17 @@ Response patch_ticket(HandlerContext& ctx) {
     const std::optional<std::uint64_t> user_id =
         patch.assigned_to ? *patch.assigned_to : std::nullopt;
 
-    Keyed<TicketForPatch> found =
-        find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, user_id);
-    if (!found.value) {
-        return errors::ticket_not_found();  // no row: the key's own statement decides first
+    Checked<Opened<TicketForPatch>> found =
+        open(ctx, find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, user_id));
+    if (found.error) {
+        return std::move(*found.error);
     }
-    const Shop* shop = ctx.caller.learn(found.key);
-    if (!shop) {
-        return *ctx.caller.error();
+    const Shop* shop = found.value.shop;
+    if (!found.value.record) {
+        return errors::ticket_not_found();
     }
-    const FullTicket& current = found.value->ticket;
-    if (user_id && !found.value->user_found) {
+    const FullTicket& current = found.value.record->ticket;
+    if (user_id && !found.value.record->user_found) {
         return errors::user_not_found();
     }
     const std::string current_tag =
