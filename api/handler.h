@@ -62,10 +62,12 @@ std::optional<Response> not_modified(const Request& request, const std::string& 
 [[noreturn]] void lost_version_race(const char* what);
 
 // A keyed statement's result, opened: the key's live shop and the record, if there was one.
+// The record stays in the Keyed<T> it was opened from (a handler's local), so opening costs no
+// move of a row that can hold a ticket's whole detail; take it with std::move(*record).
 template <typename T>
 struct Opened {
     const Shop* shop = nullptr;
-    std::optional<T> record;  // none: not in the key's shop
+    T* record = nullptr;  // none: not in the key's shop, or the key refused
 };
 
 // The one way to read a Keyed<T> (db/rows.h): the key rule (api/key_rule.h) first, so the
@@ -74,7 +76,7 @@ struct Opened {
 // record proves nothing by returning none, and the key's own statement then decides.
 struct KeyedOpener {
     template <typename T>
-    static Checked<Opened<T>> open(Caller& caller, Db& db, Keyed<T>&& found) {
+    static Checked<Opened<T>> open(Caller& caller, Db& db, Keyed<T>& found) {
         Checked<Opened<T>> out;
         const Shop* shop = found.key_ || found.join_ == KeyJoin::whenever_key_exists
                                ? caller.learn(found.key_)
@@ -83,12 +85,15 @@ struct KeyedOpener {
             out.error = caller.error();  // 401 invalid_api_key, 404 shop_not_found, 403, 429
             return out;
         }
-        out.value = {shop, std::move(found.record_)};
+        out.value = {shop, found.record_ ? &*found.record_ : nullptr};
         return out;
     }
 
     // An export's body, produced after its head was sent: the key was settled by open() or
     // keyed() before that, and the body is read in one snapshot, so the record alone.
+    template <typename T>
+    static Checked<Opened<T>> open(Caller&, Db&, Keyed<T>&&) = delete;  // would dangle
+
     template <typename T>
     static std::optional<T> record_of_settled_key(Keyed<T>&& found) {
         return std::move(found.record_);
@@ -96,11 +101,13 @@ struct KeyedOpener {
 };
 
 // What a handler's keyed statement found, opened: the key's own error, or its shop and the
-// record (none: the handler's own 404).
+// record (none: the handler's own 404). `found` must outlive the answer, which points into it.
 template <typename T>
-Checked<Opened<T>> open(HandlerContext& ctx, Keyed<T>&& found) {
-    return KeyedOpener::open(ctx.caller, ctx.db, std::move(found));
+Checked<Opened<T>> open(HandlerContext& ctx, Keyed<T>& found) {
+    return KeyedOpener::open(ctx.caller, ctx.db, found);
 }
+template <typename T>
+Checked<Opened<T>> open(HandlerContext& ctx, Keyed<T>&& found) = delete;  // would dangle
 
 // The key rule for a handler whose statements have not settled the key: the key's live shop,
 // or the key's own error to answer with; runs the key's own statement unless the key is

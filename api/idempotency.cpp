@@ -126,12 +126,14 @@ Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body
     }  // a claim that failed rolled back: nothing of this request was written
     std::optional<StoredAnswer> answer;
     if (claim.result == IdempotencyClaim::Result::taken) {
-        Checked<Opened<StoredAnswer>> found =
-            KeyedOpener::open(caller, db, find_idempotency_answer(db, caller.key_digest(), key));
+        Keyed<StoredAnswer> stored = find_idempotency_answer(db, caller.key_digest(), key);
+        Checked<Opened<StoredAnswer>> found = KeyedOpener::open(caller, db, stored);
         if (found.error) {
             return std::move(*found.error);
         }
-        answer = std::move(found.value.record);
+        if (found.value.record) {
+            answer = std::move(*found.value.record);
+        }
     }
     switch (decide(claim.result, answer, hash)) {
         case Verdict::key_error:

@@ -75,15 +75,17 @@ Response list_ticket_comments(HandlerContext& ctx) {
     }
     // No rows: an unknown key, a deleted shop, no such ticket, or a ticket without comments (or
     // none after the cursor); open() then runs the key's own statement.
-    Checked<Opened<TicketComments>> listed =
-        open(ctx, list_comments(ctx.db, ctx.caller.key_digest(), ctx.path_id, page.value));
+    Keyed<TicketComments> rows =
+        list_comments(ctx.db, ctx.caller.key_digest(), ctx.path_id, page.value);
+    Checked<Opened<TicketComments>> listed = open(ctx, rows);
     if (listed.error) {
         return std::move(*listed.error);
     }
     const Shop* shop = listed.value.shop;
-    std::optional<TicketComments>& found = listed.value.record;
-    if (!found) {
-        found = ticket_without_comments(ctx.db, shop->id, ctx.path_id);
+    TicketComments* found = listed.value.record;
+    std::optional<TicketComments> without_comments;
+    if (!found && (without_comments = ticket_without_comments(ctx.db, shop->id, ctx.path_id))) {
+        found = &*without_comments;
     }
     if (!found) {
         return errors::ticket_not_found();

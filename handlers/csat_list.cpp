@@ -174,11 +174,13 @@ Checked<CsatResult> read_csat(HandlerContext& ctx, const CsatParams& p, CsatQuer
     Checked<CsatResult> out;
     Checked<const Shop*> keyed_shop;
     if (!p.brand) {
-        Checked<Opened<CsatResult>> found =
-            open(ctx, query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query));
+        Keyed<CsatResult> stats = query_shop_csat_for_key(ctx.db, ctx.caller.key_digest(), query);
+        Checked<Opened<CsatResult>> found = open(ctx, stats);
         if (found.error || found.value.record) {
             out.error = std::move(found.error);
-            out.value = std::move(found.value.record).value_or(CsatResult{});
+            if (found.value.record) {
+                out.value = std::move(*found.value.record);
+            }
             return out;
         }
         keyed_shop.value = found.value.shop;

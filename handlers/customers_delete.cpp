@@ -51,12 +51,12 @@ std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
     const timeutil::Millis now = timeutil::now_ms();
     if (!erase_customer_row(ctx.db, shop.id, ctx.path_id, now)) {
         // Erased by a concurrent DELETE (carry on) or merged meanwhile (308).
-        Checked<Opened<CustomerRow>> again =
-            open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+        Keyed<CustomerRow> row = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+        Checked<Opened<CustomerRow>> again = open(ctx, row);
         if (again.error) {
             return std::move(again.error);
         }
-        const std::optional<CustomerRow>& customer = again.value.record;
+        const CustomerRow* customer = again.value.record;
         if (!customer) {
             return errors::customer_not_found();
         }
@@ -74,12 +74,12 @@ std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
 }  // namespace
 
 Response delete_customer(HandlerContext& ctx) {
-    Checked<Opened<CustomerRow>> found =
-        open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    Keyed<CustomerRow> row = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    Checked<Opened<CustomerRow>> found = open(ctx, row);
     if (found.error) {
         return std::move(*found.error);
     }
-    const std::optional<CustomerRow>& customer = found.value.record;
+    const CustomerRow* customer = found.value.record;
     if (!customer) {
         return errors::customer_not_found();
     }

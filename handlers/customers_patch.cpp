@@ -94,13 +94,13 @@ Response patch_customer(HandlerContext& ctx) {
     if (read.error) {
         return std::move(*read.error);
     }
-    Checked<Opened<CustomerRow>> found =
-        open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    Keyed<CustomerRow> row = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    Checked<Opened<CustomerRow>> found = open(ctx, row);
     if (found.error) {
         return std::move(*found.error);
     }
     const Shop* shop = found.value.shop;
-    const std::optional<CustomerRow>& customer = found.value.record;
+    const CustomerRow* customer = found.value.record;
     if (!customer) {
         return errors::customer_not_found();
     }

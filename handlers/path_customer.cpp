@@ -6,9 +6,9 @@ namespace supportcrm {
 
 Checked<PathCustomer> read_path_customer(HandlerContext& ctx) {
     Checked<PathCustomer> out;
-    Checked<Opened<CustomerRow>> found =
-        open(ctx, find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id));
-    std::optional<CustomerRow>& customer = found.value.record;
+    Keyed<CustomerRow> row = find_customer(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    Checked<Opened<CustomerRow>> found = open(ctx, row);
+    CustomerRow* customer = found.value.record;
     if (found.error) {
         out.error = std::move(found.error);
     } else if (!customer) {

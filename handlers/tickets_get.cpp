@@ -25,8 +25,8 @@ void write_human_ticket(JsonWriter& w, const std::optional<HumanTicketRow>& h) {
 }  // namespace
 
 Response get_ticket(HandlerContext& ctx) {
-    Checked<Opened<TicketDetail>> found =
-        open(ctx, find_ticket(ctx.db, ctx.caller.key_digest(), ctx.path_id));
+    Keyed<TicketDetail> row = find_ticket(ctx.db, ctx.caller.key_digest(), ctx.path_id);
+    Checked<Opened<TicketDetail>> found = open(ctx, row);
     if (found.error) {
         return std::move(*found.error);
     }

@@ -60,8 +60,9 @@ Response patch_ticket(HandlerContext& ctx) {
     const std::optional<std::uint64_t> user_id =
         patch.assigned_to ? *patch.assigned_to : std::nullopt;
 
-    Checked<Opened<TicketForPatch>> found =
-        open(ctx, find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, user_id));
+    Keyed<TicketForPatch> row =
+        find_ticket_for_patch(ctx.db, ctx.caller.key_digest(), ctx.path_id, user_id);
+    Checked<Opened<TicketForPatch>> found = open(ctx, row);
     if (found.error) {
         return std::move(*found.error);
     }

@@ -20,6 +20,13 @@ using supportcrm::Shop;
 
 namespace {
 
+// Opening a temporary would leave the answer pointing into a destroyed result.
+template <typename K>
+concept opens_a_temporary = requires(Caller& c, Db& d) {
+    KeyedOpener::open(c, d, K(KeyJoin::only_with_record));
+};
+static_assert(!opens_a_temporary<Keyed<int>>);
+
 // Nothing outside KeyedOpener reads a Keyed: neither its key nor its record is accessible.
 template <typename K>
 concept key_readable = requires(K k) {
@@ -61,19 +68,20 @@ bool is_error(const std::optional<supportcrm::Response>& r, int status, const st
 TEST(KeyedOpen, ALiveKeysRecordComesWithItsShop) {
     Caller caller("digest-open-1", 1);
     Db unconnected{DbSettings{}};  // would throw if the key's statement ran
-    Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyJoin::whenever_key_exists, live_shop(1), "the record"));
+    Keyed<std::string> result = found(KeyJoin::whenever_key_exists, live_shop(1), "the record");
+    Checked<Opened<std::string>> opened = KeyedOpener::open(caller, unconnected, result);
     ASSERT_FALSE(opened.error);
     ASSERT_NE(opened.value.shop, nullptr);
     EXPECT_EQ(opened.value.shop->id, 1u);
-    EXPECT_EQ(opened.value.record, "the record");
+    ASSERT_NE(opened.value.record, nullptr);
+    EXPECT_EQ(*opened.value.record, "the record");
 }
 
 TEST(KeyedOpen, ALiveKeyWithoutTheRecordIsTheHandlersOwn404) {
     Caller caller("digest-open-2", 1);
     Db unconnected{DbSettings{}};
-    Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyJoin::whenever_key_exists, live_shop(2), std::nullopt));
+    Keyed<std::string> result = found(KeyJoin::whenever_key_exists, live_shop(2), std::nullopt);
+    Checked<Opened<std::string>> opened = KeyedOpener::open(caller, unconnected, result);
     ASSERT_FALSE(opened.error);
     ASSERT_NE(opened.value.shop, nullptr);
     EXPECT_FALSE(opened.value.record);
@@ -82,8 +90,8 @@ TEST(KeyedOpen, ALiveKeyWithoutTheRecordIsTheHandlersOwn404) {
 TEST(KeyedOpen, NoRowOfAStatementLedByTheKeyIsAnUnknownKeyWithoutAStatement) {
     Caller caller("digest-open-3", 1);
     Db unconnected{DbSettings{}};
-    Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyJoin::whenever_key_exists, std::nullopt, std::nullopt));
+    Keyed<std::string> result = found(KeyJoin::whenever_key_exists, std::nullopt, std::nullopt);
+    Checked<Opened<std::string>> opened = KeyedOpener::open(caller, unconnected, result);
     EXPECT_TRUE(is_error(opened.error, 401, "invalid_api_key"));
     EXPECT_EQ(opened.value.shop, nullptr);
 }
@@ -91,8 +99,8 @@ TEST(KeyedOpen, NoRowOfAStatementLedByTheKeyIsAnUnknownKeyWithoutAStatement) {
 TEST(KeyedOpen, ADeletedShopsRecordIsNotGiven) {
     Caller caller("digest-open-4", 1);
     Db unconnected{DbSettings{}};
-    Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyJoin::only_with_record, live_shop(4, true), "secret"));
+    Keyed<std::string> result = found(KeyJoin::only_with_record, live_shop(4, true), "secret");
+    Checked<Opened<std::string>> opened = KeyedOpener::open(caller, unconnected, result);
     EXPECT_TRUE(is_error(opened.error, 404, "shop_not_found"));
     EXPECT_FALSE(opened.value.record);
 }
@@ -101,16 +109,16 @@ TEST(KeyedOpen, NoRowOfAnInnerJoinRunsTheKeysOwnStatement) {
     Caller caller("digest-open-5", 1);
     Db unconnected{DbSettings{}};
     // Unsettled: the key's own statement must decide, so the unconnected database is asked.
-    EXPECT_ANY_THROW((void)KeyedOpener::open(
-        caller, unconnected, found(KeyJoin::only_with_record, std::nullopt, std::nullopt)));
+    Keyed<std::string> result = found(KeyJoin::only_with_record, std::nullopt, std::nullopt);
+    EXPECT_ANY_THROW((void)KeyedOpener::open(caller, unconnected, result));
 }
 
 TEST(KeyedOpen, NoRowOfAnInnerJoinForASettledKeyIsTheHandlersOwn404) {
     Caller caller("digest-open-6", 1);
     Db unconnected{DbSettings{}};
     ASSERT_NE(caller.learn(live_shop(6)), nullptr);  // settled by an earlier statement
-    Checked<Opened<std::string>> opened = KeyedOpener::open(
-        caller, unconnected, found(KeyJoin::only_with_record, std::nullopt, std::nullopt));
+    Keyed<std::string> result = found(KeyJoin::only_with_record, std::nullopt, std::nullopt);
+    Checked<Opened<std::string>> opened = KeyedOpener::open(caller, unconnected, result);
     ASSERT_FALSE(opened.error);
     ASSERT_NE(opened.value.shop, nullptr);
     EXPECT_EQ(opened.value.shop->id, 6u);
