@@ -88,9 +88,9 @@ Response created(HandlerContext& ctx, Transaction& tx, const CreatedEvent& event
     // the webhooks that want its type.
     const std::string data = event.data != nullptr ? event.data(object, ctx) : object;
     if (preceding != nullptr) {
-        record_events(ctx.db, shop.id, *preceding, {event.type, data, event.at, std::nullopt});
+        record_events(ctx.db, shop, *preceding, {event.type, data, event.at, std::nullopt});
     } else {
-        record_event(ctx.db, shop.id, event.type, data, event.at);
+        record_event(ctx.db, shop, event.type, data, event.at);
     }
     tx.commit();
     Response r;

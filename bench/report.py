@@ -23,13 +23,16 @@ STACK/measurements.jsonl: one JSON object a line, every value a string (bash wri
    "wrk": "wrk/S1.1.txt", "warmup": "wrk/S1.1.warmup.txt",
    "responder_ticks": "...", "db_ticks": "...", "nginx_ticks": "...", "machine_ticks": "...",
    "questions": "...", "tmp_tables": "...", "tmp_disk_tables": "...",
-   "worker_mem": "VmRSS RssAnon RssFile Pss"}
+   "worker_mem": "VmRSS RssAnon RssFile Pss",
+   "rows_written": "...", "redo_bytes": "...", "deliverer_ticks": "..."}
       one measured wrk run: wrk's outputs (bench/wrk/scenario.lua's BENCH line, plus
       bench/run's "WRKCPU ticks=N" line), relative to STACK; CPU clock ticks (utime + stime)
       of the responder's processes, MariaDB, nginx's worker and the whole machine, and
       MariaDB's Questions / Created_tmp_tables / Created_tmp_disk_tables, each as the
       difference over the measured seconds; the pool's largest worker in mid-run (KiB; ""
-      for rows the pool does not answer)
+      for rows the pool does not answer); InnoDB's rows written (inserted + updated + deleted),
+      its redo bytes (Innodb_lsn_current) and the deliverer's CPU ticks over the same seconds
+      (absent in records of older runs: shown as n/a)
   {"record": "probe", "row": "S1", "codes": "200 200 ...", "seconds": "0.0012 ..."}
       single requests on the idle stack: HTTP status and curl's time_total of each
 """
@@ -305,6 +308,9 @@ class RunFigures:
     tmp_tables: str
     tmp_disk_tables: str
     worker_mem: Optional[WorkerMemory]
+    rows_written: str = NA  # per request (InnoDB rows inserted + updated + deleted)
+    redo_bytes: str = NA  # per request
+    cpu_deliverer: str = NA  # µs of the deliverer's CPU per request (BENCH_DELIVERER)
 
     def cpu_total(self) -> str:
         if self.cpu_responder == NA:
@@ -342,9 +348,11 @@ def run_figures(records: Records, measure: Dict[str, str]) -> RunFigures:
     def per_request_us(t: int) -> str:
         return fixed(t * 1e6 / hz / requests, 0)
 
+    optional = {name: integer(measure, name, where) if name in measure else None
+                for name in ("rows_written", "redo_bytes", "deliverer_ticks")}
     # Busy ticks of the machine that none of the measured processes used, in cores.
     others = ticks["machine_ticks"] - ticks["responder_ticks"] - ticks["db_ticks"] \
-        - ticks["nginx_ticks"] - wrk_ticks
+        - ticks["nginx_ticks"] - wrk_ticks - (optional["deliverer_ticks"] or 0)
     other_load = others / hz / (integer(bench, "duration_us", where) / 1e6)
     questions = integer(measure, "questions", where) - OWN_QUESTIONS
     return RunFigures(
@@ -364,6 +372,12 @@ def run_figures(records: Records, measure: Dict[str, str]) -> RunFigures:
         tmp_tables=fixed(integer(measure, "tmp_tables", where) / requests, 2),
         tmp_disk_tables=fixed(integer(measure, "tmp_disk_tables", where) / requests, 2),
         worker_mem=worker_mem,
+        rows_written=NA if optional["rows_written"] is None
+        else fixed(optional["rows_written"] / requests, 2),
+        redo_bytes=NA if optional["redo_bytes"] is None
+        else fixed(optional["redo_bytes"] / requests, 0),
+        cpu_deliverer=NA if optional["deliverer_ticks"] is None
+        else per_request_us(optional["deliverer_ticks"]),
     )
 
 
@@ -576,15 +590,17 @@ def cpu_table(records: Records, rows: Dict[str, RowFigures]) -> List[str]:
         f"rest of the machine used meanwhile, in cores of {records.fact('cpus')} - the noise in "
         "the figures above):",
         "",
-        "| row | responder | MariaDB | nginx | wrk | total | other load (cores) "
-        "| DB statements/req | tmp tables/req (on disk) |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| row | responder | MariaDB | nginx | wrk | total | deliverer | other load (cores) "
+        "| DB statements/req | tmp tables/req (on disk) | InnoDB rows written/req "
+        "| redo bytes/req |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for row, figures in rows.items():
         f = figures.shown
         lines.append(table_line([row, f.cpu_responder, f.cpu_db, f.cpu_nginx, f.cpu_wrk,
-                                 f.cpu_total(), f.other_load, f.statements,
-                                 f"{f.tmp_tables} ({f.tmp_disk_tables})"]))
+                                 f.cpu_total(), f.cpu_deliverer, f.other_load, f.statements,
+                                 f"{f.tmp_tables} ({f.tmp_disk_tables})", f.rows_written,
+                                 f.redo_bytes]))
     return lines
 
 

@@ -147,6 +147,24 @@ class FiguresOfOneRun(StackTest):
                          "us/req: responder 250, MariaDB 150, nginx 50, wrk 200; other load 0.15 "
                          "cores; DB statements/req 2.00, tmp tables/req 1.00 (on disk 0.00)")
 
+    def test_write_counters_and_the_deliverer(self):
+        # 2000 requests: 7000 rows written, 4 MB of redo, 20 ticks of the deliverer (100 µs).
+        self.stack.measure("S5", 1, CANNED_WRK, responder_ticks=50, db_ticks=30,
+                           nginx_ticks=10, machine_ticks=190, rows_written=7000,
+                           redo_bytes=4000000, deliverer_ticks=20)
+        records = self.stack.records()
+        f = report.run_figures(records, records.measures[0])
+        self.assertEqual((f.rows_written, f.redo_bytes, f.cpu_deliverer), ("3.50", "2000", "100"))
+        # The deliverer's ticks are its own, not the machine's other load: 60 - 20 = 40 ticks.
+        self.assertEqual(f.other_load, "0.10")
+
+    def test_records_of_older_runs_have_no_write_counters(self):
+        self.stack.measure("S5", 1, CANNED_WRK, responder_ticks=50, db_ticks=30,
+                           nginx_ticks=10, machine_ticks=190)
+        records = self.stack.records()
+        f = report.run_figures(records, records.measures[0])
+        self.assertEqual((f.rows_written, f.redo_bytes, f.cpu_deliverer), ("n/a",) * 3)
+
     def test_own_question_is_left_out(self):
         self.stack.measure("S1", 1, bench(10, "2.5"), questions=21)
         records = self.stack.records()

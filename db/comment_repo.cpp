@@ -132,6 +132,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             row.id = rs->getUInt64(id);
             row.channel = rs->getString(channel);
             row.shop_id = rs->getUInt64(shop_id);
+            row.shop_webhook_events = rs->getUInt(shop_webhook_events);
             row.reopened = reopened_ticket(*rs, token, ticket_id, c);
             if (!rs->isNull(known_words)) {
                 known = rs->getString(known_words);

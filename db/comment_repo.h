@@ -36,6 +36,7 @@ struct AddedComment {
     std::uint64_t id = 0;
     std::string channel;  // the one stored (given or inherited)
     std::uint64_t shop_id = 0;
+    unsigned shop_webhook_events = 0;  // the shop's, as the touch read it with the key (Shop)
     // A comment with isFromShop false that reopened the ticket's HumanTicket: the ticket.
     std::optional<ReopenedTicket> reopened;
 };

@@ -55,6 +55,14 @@ namespace sql_text {
     SUPPORTCRM_MILLIS_VALUE("c.date") ", c.contact_reason, c.assigned_to, c.is_opened_ticket, "    \
     "c.tags, c.language_code, c.via, h.id, " SUPPORTCRM_MILLIS_VALUE("h.opened_at")
 
+// The touch keeps the key's shops.webhook_events (its two event masks, db/webhook_repo.h) in the
+// session variable @supportcrm_events, which message_insert's RETURNING reads back: the comment's
+// events are written fanned out or not (sql/022) without a statement of their own. Assigned in
+// the WHERE clause, evaluated for the row the touch matched (the key's tables are const tables:
+// read once, while the statement is planned); a touch that matched nothing inserts no comment,
+// so a value left by an earlier statement is never read.
+#define SUPPORTCRM_KEEP_SHOP_EVENTS "AND (@supportcrm_events := ks.webhook_events) IS NOT NULL"
+
 // The statements: one entry each, S(name, (params), SQL) or, a keyed read, K(name, (params),
 // columns, joins, tail) (db/auth_sql.h). db/statements.h gathers every list into the
 // Stmt enum and the statement table; the line below defines sql_text::<name> for the layouts.
@@ -81,7 +89,8 @@ namespace sql_text {
       "CONCAT(?, ' ', JSON_ARRAY(" SUPPORTCRM_REOPENED_TICKET_COLUMNS ")), NULL)) IS NULL, "       \
       "h.status, 'OPEN'), "                                                                        \
       "h.closed_at = IF(h.status <> 'CLOSED', NULL, h.closed_at) "                                 \
-      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                    \
+      SUPPORTCRM_KEEP_SHOP_EVENTS)                                                                 \
     /* A shop's own message (isFromShop true) never reopens nor marks the ticket unread: the */   \
     /* same touch without the HumanTicket. It still changes two tables (the customer's */          \
     /* attach_seq), so MariaDB collects the second one's rows in a temporary table */              \
@@ -92,7 +101,8 @@ namespace sql_text {
       "SET c.last_message = ?, c.last_message_time = ?, cu.attach_seq = cu.attach_seq + 1, "       \
       "c.updated_at = ?, "                                                                         \
       "c.version = c.version + 1 "                                                                 \
-      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL")                     \
+      "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                    \
+      SUPPORTCRM_KEEP_SHOP_EVENTS)                                                                 \
     S(message_insert, (Text, Text, OptText, Bool, OptText, OptText, Text, OptText, Text, Time, Id, Id),                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \
@@ -100,7 +110,8 @@ namespace sql_text {
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
       "@supportcrm_reopened AS reop, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') "           \
-      "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw")                   \
+      "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw, "                  \
+      "@supportcrm_events AS ev")                                                                  \
     K(comments_of_ticket, (Id), SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS,                             \
       SUPPORTCRM_COMMENTS_OF_TICKET_JOINS(""), "ORDER BY m.time, m.id")                            \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
@@ -141,8 +152,9 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, known_words = 5;
-SUPPORTCRM_LAYOUT_CHECK(known_words == result_columns(sql_text::message_insert));
+constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, known_words = 5,
+                   shop_webhook_events = 6;
+SUPPORTCRM_LAYOUT_CHECK(shop_webhook_events == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 // The JSON array in @supportcrm_reopened (0-based: a Json::Value's indexes).
 namespace reopened_ticket {

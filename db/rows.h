@@ -27,9 +27,11 @@ struct Shop {
     std::string domain;
     std::optional<std::uint64_t> brand_id;
     bool deleted = false;
-    // The event types the shop's webhooks want (db/webhook_repo.h): read with the key, so a
-    // create knows whether to write an event without a statement of its own.
-    unsigned webhook_events = 0;
+    // shops.webhook_events, the event types its writes record and those its webhooks want
+    // (db/webhook_repo.h, shop_events): read with the key, so a write knows how to write its
+    // event without a statement of its own. Until read: every type recorded, none known
+    // unwanted (the deliverer then decides), so a Shop filled without it writes no event wrong.
+    unsigned webhook_events = 255;
     KeyTerms key;  // the key's own terms, when the row carried them
 };
 

@@ -74,19 +74,22 @@ std::vector<std::string> event_type_names(unsigned mask) {
     return out;
 }
 
-void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
+void record_event(Db& db, const Shop& shop, unsigned type, std::string_view payload,
                   timeutil::Millis at, const std::optional<std::string>& changes) {
-    db.run(bound<Stmt::webhook_event_insert>(shop_id, type, std::string(payload),
-                                             timeutil::format_db(at), changes),
+    const bool fanned_out = !shop_events::some_webhook_wants(shop.webhook_events, type);
+    db.run(bound<Stmt::webhook_event_insert>(shop.id, type, std::string(payload),
+                                             timeutil::format_db(at), changes, fanned_out),
            [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 
-void record_events(Db& db, std::uint64_t shop_id, const EventRecord& first,
-                   const EventRecord& second) {
-    db.run(bound<Stmt::webhook_event_insert_two>(shop_id, first.type, first.payload,
-                                                 timeutil::format_db(first.at), first.changes,
-                                                 shop_id, second.type, second.payload,
-                                                 timeutil::format_db(second.at), second.changes),
+void record_events(Db& db, const Shop& shop, const EventRecord& first, const EventRecord& second) {
+    const auto fanned_out = [&](const EventRecord& e) {
+        return !shop_events::some_webhook_wants(shop.webhook_events, e.type);
+    };
+    db.run(bound<Stmt::webhook_event_insert_two>(
+               shop.id, first.type, first.payload, timeutil::format_db(first.at), first.changes,
+               fanned_out(first), shop.id, second.type, second.payload,
+               timeutil::format_db(second.at), second.changes, fanned_out(second)),
            [&](sql::PreparedStatement& st) { st.executeUpdate(); });
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/time_util.h"
 #include "db/db.h"
+#include "db/rows.h"
 
 namespace supportcrm {
 
@@ -32,16 +33,32 @@ std::optional<unsigned> event_type_bit(std::string_view name);
 // The names of the types in mask, in bit order.
 std::vector<std::string> event_type_names(unsigned mask);
 
-// Whether the shop (its webhook_events, read with its key) has a webhook wanting this type:
-// only then is an event written, so a shop without webhooks pays nothing.
-inline bool shop_wants_event(unsigned shop_webhook_events, unsigned type) {
-    return (shop_webhook_events & type) != 0;
+// shops.webhook_events (sql/022), read with the key (Shop::webhook_events): two masks of the
+// event bits and a mark. Bits 0-7: the events the shop's writes record (all of them since the
+// changes feed, E11, which reads every one). Bits 8-15: the union of the filters of the shop's
+// webhooks. Bit 16 (`split`): bits 8-15 hold that union; without it (a value written before
+// sql/022, or by an older binary's webhook command) every event counts as wanted, and the
+// deliverer decides as it always did. An event no webhook wants is written already fanned out,
+// so the deliverer never reads it and a shop without webhooks costs the database one INSERT
+// per write, not four statements.
+namespace shop_events {
+inline constexpr unsigned record_all = webhook_event::all;
+inline constexpr unsigned split = 1u << 16;
+// The column's value for a shop whose webhooks' filters have this union.
+constexpr unsigned with_webhooks_wanting(unsigned filters) {
+    return split | (filters & webhook_event::all) << 8 | record_all;
 }
+constexpr bool some_webhook_wants(unsigned shop_webhook_events, unsigned type) {
+    return (shop_webhook_events & split) == 0 || ((shop_webhook_events >> 8) & type) != 0;
+}
+}  // namespace shop_events
 
-// The outbox row, inside the caller's transaction: payload is the resource exactly as the
-// create response carries it; changes, for the *.updated types, the E8 "changes" object, and
-// for customer.merged the merged id (E9), each written beside "data" (event_extra_member()).
-void record_event(Db& db, std::uint64_t shop_id, unsigned type, std::string_view payload,
+// The outbox row, inside the caller's transaction, for the shop as its key read it (a webhook
+// committed after the write's snapshot was taken does not get the event: the write comes before
+// it). payload is the resource exactly as the create response carries it; changes, for the
+// *.updated types, the E8 "changes" object, and for customer.merged the merged id (E9), each
+// written beside "data" (event_extra_member()).
+void record_event(Db& db, const Shop& shop, unsigned type, std::string_view payload,
                   timeutil::Millis at, const std::optional<std::string>& changes = std::nullopt);
 
 // One outbox row's content, for record_events.
@@ -53,8 +70,7 @@ struct EventRecord {
 };
 // Two outbox rows in one statement, first before second (their ids ascend): a write that is two
 // changes (a customer's comment that reopens its ticket: ticket.updated, comment.created).
-void record_events(Db& db, std::uint64_t shop_id, const EventRecord& first,
-                   const EventRecord& second);
+void record_events(Db& db, const Shop& shop, const EventRecord& first, const EventRecord& second);
 
 // --- supportcrm-admin ---------------------------------------------------------------------
 

@@ -15,26 +15,29 @@ namespace sql_text {
 #define SUPPORTCRM_WEBHOOK_STATEMENTS(S, K)                                                        \
     /* The API's one webhook statement: an event in the outbox, inside the write's transaction, */ \
     /* written when the shop's webhook_events bit for it is set (customers: a trigger, sql/006): */ \
-    /* since the changes feed (E11, sql/013) every bit of every shop. */                           \
-    S(webhook_event_insert, (Id, UInt, Text, Time, OptText),                                                                        \
-      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
-      "VALUES (?, ?, ?, ?, ?)")                                                                    \
+    /* since the changes feed (E11, sql/013) every bit of every shop. fanned_out = 1 when no */    \
+    /* webhook of the shop wants it (sql/022): the deliverer never reads it. */                    \
+    S(webhook_event_insert, (Id, UInt, Text, Time, OptText, Bool),                                                                        \
+      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes, fanned_out) "      \
+      "VALUES (?, ?, ?, ?, ?, ?)")                                                                 \
     /* Two events of one write, in this order (their ids ascend): a customer's comment that */     \
     /* reopens its ticket (ticket.updated, comment.created), at the cost of one statement. */       \
-    S(webhook_event_insert_two, (Id, UInt, Text, Time, OptText, Id, UInt, Text, Time, OptText),                                                                    \
-      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes) "                  \
-      "VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)")                                                   \
+    S(webhook_event_insert_two, (Id, UInt, Text, Time, OptText, Bool, Id, UInt, Text, Time, OptText, Bool),                                                                    \
+      "INSERT INTO webhook_events (shop_id, type, payload, created_at, changes, fanned_out) "      \
+      "VALUES (?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?)")                                             \
     /* supportcrm-admin webhook ... */                                                             \
     S(webhook_insert, (Id, Text, UInt, Text, Time),                                                                              \
       "INSERT INTO webhooks (shop_id, url, events, secret, created_at) VALUES (?, ?, ?, ?, ?) "    \
       "RETURNING id")                                                                              \
-    /* The events the shop's writes record, set in the transaction that adds or deletes a */     \
-    /* webhook (the shop row is locked by it, so two such transactions on one shop are ordered): */ \
-    /* every type (255), whatever the webhooks' filters, since the changes feed (E11) reads them */ \
-    /* all; the union of the filters is still what the deliverer fans out (by each webhook's). */  \
+    /* The shop's two event masks and their mark (sql/022, db/webhook_repo.h shop_events), set in the */ \
+    /* transaction that adds or deletes a webhook (the shop row is locked by it, so two such */    \
+    /* transactions on one shop are ordered): the events its writes record, every type (255) */   \
+    /* since the changes feed (E11) reads them all; above them, the union of its webhooks' */      \
+    /* filters, which decides whether an event is written already fanned out. */                  \
     S(shop_webhook_events_refresh, (Id, Id),                                                                 \
-      "UPDATE shops SET webhook_events = 255 | "                                                   \
-      "(SELECT COALESCE(BIT_OR(w.events), 0) FROM webhooks w WHERE w.shop_id = ?) WHERE id = ?")   \
+      "UPDATE shops SET webhook_events = 65536 | 255 | "                                           \
+      "(SELECT COALESCE(BIT_OR(w.events), 0) FROM webhooks w WHERE w.shop_id = ?) << 8 "          \
+      "WHERE id = ?")                                                                              \
     S(webhooks_of_shop, (Id),                                                                            \
       "SELECT id, url, events, " SUPPORTCRM_MILLIS("created_at")                                   \
       " FROM webhooks WHERE shop_id = ? ORDER BY id")                                              \

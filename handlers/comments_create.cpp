@@ -101,9 +101,10 @@ Response create_comment(HandlerContext& ctx) {
         }
         return errors::ticket_not_found();  // nothing matched: the key's own statement decides
     }
-    // Only the id of the shop is known (its domain is not needed).
+    // Only the id of the shop and its event masks are known (its domain is not needed).
     Shop shop;
     shop.id = added->shop_id;
+    shop.webhook_events = added->shop_webhook_events;
     settle_by_write(ctx, shop);  // the keyed update matched: the key's shop is live
     std::string comment_json;
     JsonWriter w(comment_json);

@@ -65,7 +65,7 @@ std::optional<Response> start_erasure(HandlerContext& ctx, const Shop& shop) {
         }
         return std::nullopt;
     }
-    record_event(ctx.db, shop.id, webhook_event::customer_erased,
+    record_event(ctx.db, shop, webhook_event::customer_erased,
                  "{\"id\":" + std::to_string(ctx.path_id) + "}", now);
     tx.commit();
     return std::nullopt;

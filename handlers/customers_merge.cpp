@@ -114,9 +114,8 @@ Response merge_customer(HandlerContext& ctx) {
         return merge_answer(after, domain, count_movable(ctx.db, pair.source->id), true);
     }
     const Moved moved = merge_customers(ctx.db, shop.id, pair, timeutil::now_ms());
-    record_event(ctx.db, shop.id, webhook_event::customer_merged,
-                 fetched_customer_json(after, domain), timeutil::now_ms(),
-                 std::to_string(pair.source->id));
+    record_event(ctx.db, shop, webhook_event::customer_merged, fetched_customer_json(after, domain),
+                 timeutil::now_ms(), std::to_string(pair.source->id));
     tx.commit();
     return merge_answer(after, domain, moved, false);
 }

@@ -80,7 +80,7 @@ Response commit_customer_change(HandlerContext& ctx, const Shop& shop, const Cus
     }
     change.after.version = current.version + 1;
     const std::string json = fetched_customer_json(change.after, shop.domain);
-    record_event(ctx.db, shop.id, webhook_event::customer_updated, json, timeutil::now_ms(),
+    record_event(ctx.db, shop, webhook_event::customer_updated, json, timeutil::now_ms(),
                  change.changes_json);
     tx.commit();
     return record_answer("customer", json,

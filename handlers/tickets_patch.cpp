@@ -41,7 +41,7 @@ Response commit_ticket_change(HandlerContext& ctx, const Shop& shop, const FullT
     }
     change.after.version = current.version + 1;
     const std::string ticket_json = full_ticket_json(change.after, shop.domain);
-    record_event(ctx.db, shop.id, webhook_event::ticket_updated, ticket_json, now,
+    record_event(ctx.db, shop, webhook_event::ticket_updated, ticket_json, now,
                  change.changes_json);
     tx.commit();
     return record_answer(

@@ -549,6 +549,59 @@ TEST(Webhooks, FiltersByEventAndSendsEachWebhookItsOwnCopyUnderOneId) {
     EXPECT_EQ(list[1]["events"].size(), 8u);  // every type, E8 updates and E9 merged/erased
 }
 
+// An event no webhook of its shop wants is written already fanned out (sql/022,
+// db/webhook_repo.h shop_events): the deliverer never reads it, so a shop without webhooks costs
+// the database nothing after its write. Checked with the deliverer stopped, so that only the
+// write can have set fanned_out; every path that writes an event is taken: the customers trigger,
+// created(), a PATCH's update and the two events of a customer's comment that reopens its ticket.
+TEST(Webhooks, AnEventNoWebhookWantsIsWrittenFannedOut) {
+    RestartDelivererAtEnd restart;
+    Receiver receiver;
+    tickets::World w = tickets::make_world();
+    Db db;
+    const std::string shop = std::to_string(w.shop.id);
+    const auto waiting_types = [&] {
+        return db.scalar(
+            "SELECT COALESCE(GROUP_CONCAT(type ORDER BY id), '') FROM webhook_events "
+            "WHERE shop_id = ? AND fanned_out = 0",
+            {shop});
+    };
+    const auto reopening_comment = [&](const std::string& ticket) {
+        for (const char* status : {"OPEN", "PENDING"}) {
+            ASSERT_TRUE(is_success(http("PATCH", tickets::ticket_path(ticket), json_headers(w.shop),
+                                        std::string(R"({"HumanTicketStatus":")") + status + "\"}"),
+                                   200));
+        }
+        tickets::add_comment(w.shop, ticket,
+                             object({{"text", "still waiting"}, {"isFromShop", false}}));
+    };
+    stop_deliverer(SIGTERM);
+
+    const std::string before = tickets::create_ticket_id(w);
+    create_one_of_each(w);
+    reopening_comment(before);
+    EXPECT_EQ(waiting_types(), "");  // no webhook: every event written fanned out
+    // The world's customer, a ticket, one of each (4), two PATCHes, the reopening comment's two.
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_events WHERE shop_id = ?", {shop}), 10);
+
+    Webhook hook = make_webhook(w.shop, receiver.url(), "comment.created,customer.created");
+    EXPECT_EQ(db.scalar("SELECT webhook_events FROM shops WHERE id = ?", {shop}),
+              std::to_string(65536 | (4 | 1) << 8 | 255));
+    const std::string after = tickets::create_ticket_id(w);
+    create_one_of_each(w);     // customer.created 1, ticket.created 2, comment.created 4, survey 8
+    reopening_comment(after);  // ticket.updated 32 (two PATCHes), then ticket.updated 32, comment 4
+    EXPECT_EQ(waiting_types(), "1,4,4");
+
+    start_deliverer();
+    ASSERT_TRUE(receiver.wait_for(3));
+    ASSERT_TRUE(wait_for_deliveries(hook, 3, "delivered"));
+    EXPECT_EQ(waiting_types(), "");
+    EXPECT_EQ(by_type(receiver.received())["comment.created"].size(), 2u);
+
+    admin({"webhook", "delete", "--id", std::to_string(hook.id)});
+    EXPECT_EQ(db.scalar("SELECT webhook_events FROM shops WHERE id = ?", {shop}), "65791");
+}
+
 TEST(Webhooks, AnsweredFiveHundredIsRetriedUnderTheSameIdUntilDelivered) {
     Receiver receiver;
     receiver.answer_with({500, 503});
@@ -865,10 +918,11 @@ TEST(Webhooks, OperatorCommandsAnswerAsTheSpecSays) {
     EXPECT_NE(admin_raw({"webhook", "delete", "--id", created["id"].asString()}).exit_code, 0);
     EXPECT_NE(admin_raw({"webhook", "deliveries", "--id", created["id"].asString()}).exit_code, 0);
     EXPECT_NE(admin_raw({"webhook", "list", "--shop", "no-such-" + unique_suffix()}).exit_code, 0);
-    // A shop without webhooks still records every event: the changes feed (E11) reads them.
+    // A shop without webhooks still records every event (the changes feed, E11, reads them),
+    // written fanned out: no webhook wants one (sql/022: 65536 | 255).
     Db db;
     EXPECT_EQ(db.scalar("SELECT webhook_events FROM shops WHERE id = ?", {std::to_string(shop.id)}),
-              "255");
+              "65791");
     create_customer(shop, object({{"email", unique_email("none")}}));
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM webhook_events WHERE shop_id = ?",
                        {std::to_string(shop.id)}),

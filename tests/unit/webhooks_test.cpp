@@ -178,6 +178,27 @@ TEST(WebhookEvents, NamesAndBits) {
     EXPECT_EQ(event_type_bit("ticket.updated"), webhook_event::ticket_updated);
 }
 
+// shops.webhook_events (sql/022): every type recorded; above, what the webhooks want.
+TEST(WebhookEvents, AShopsMasksRecordEveryTypeAndSayWhichAWebhookWants) {
+    using namespace shop_events;
+    constexpr unsigned none = with_webhooks_wanting(0);
+    EXPECT_EQ(none, 65536u | 255u);
+    constexpr unsigned some =
+        with_webhooks_wanting(webhook_event::comment_created | webhook_event::customer_erased);
+    EXPECT_EQ(some, 65536u | (4u | 128u) << 8 | 255u);
+    for (unsigned type = 1; type <= webhook_event::all; type <<= 1) {
+        EXPECT_FALSE(some_webhook_wants(none, type)) << type;
+        EXPECT_TRUE((none & type) != 0 && (some & type) != 0) << type;  // recorded either way
+        EXPECT_EQ(some_webhook_wants(some, type),
+                  type == webhook_event::comment_created || type == webhook_event::customer_erased)
+            << type;
+        EXPECT_TRUE(some_webhook_wants(255, type)) << "before sql/022: the deliverer decides";
+        EXPECT_TRUE(some_webhook_wants(Shop{}.webhook_events, type))
+            << "unread: the deliverer decides";
+    }
+    EXPECT_EQ(with_webhooks_wanting(webhook_event::all), 0x1FFFFu);
+}
+
 TEST(WebhookBody, AnUpdateCarriesItsChangesBesideTheData) {
     DueDelivery d;
     d.type = webhook_event::ticket_updated;
