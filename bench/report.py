@@ -30,7 +30,8 @@ STACK/measurements.jsonl: one JSON object a line, every value a string (bash wri
       of the responder's processes, MariaDB, nginx's worker and the whole machine, and
       MariaDB's Questions / Created_tmp_tables / Created_tmp_disk_tables, each as the
       difference over the measured seconds; the pool's largest worker in mid-run (KiB; ""
-      for rows the pool does not answer); InnoDB's rows written (inserted + updated + deleted),
+      for rows the pool does not answer); the rows MariaDB wrote (Handler_write + _update +
+      _delete, temporary tables' included),
       its redo bytes (Innodb_lsn_current) and the deliverer's CPU ticks over the same seconds
       (absent in records of older runs: shown as n/a)
   {"record": "probe", "row": "S1", "codes": "200 200 ...", "seconds": "0.0012 ..."}
@@ -308,7 +309,7 @@ class RunFigures:
     tmp_tables: str
     tmp_disk_tables: str
     worker_mem: Optional[WorkerMemory]
-    rows_written: str = NA  # per request (InnoDB rows inserted + updated + deleted)
+    rows_written: str = NA  # per request (Handler_write + Handler_update + Handler_delete)
     redo_bytes: str = NA  # per request
     cpu_deliverer: str = NA  # µs of the deliverer's CPU per request (BENCH_DELIVERER)
 
@@ -591,7 +592,7 @@ def cpu_table(records: Records, rows: Dict[str, RowFigures]) -> List[str]:
         "the figures above):",
         "",
         "| row | responder | MariaDB | nginx | wrk | total | deliverer | other load (cores) "
-        "| DB statements/req | tmp tables/req (on disk) | InnoDB rows written/req "
+        "| DB statements/req | tmp tables/req (on disk) | rows written/req (Handler_*) "
         "| redo bytes/req |",
         "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
