@@ -231,6 +231,10 @@ const Key kKeys[] = {
                    "after a start or reload, once only this binary's workers serve, one child "
                    "process does the search re-index a migrate asked for; false on all app "
                    "hosts of a cluster but one"),
+    SUPPORTCRM_KEY("search-indexer", search_indexer,
+                   "one child process of the master writes the words of committed comments to the "
+                   "search index (E10: found within 1 s of the commit); safe on every app host of "
+                   "a cluster at once; false only where another host's indexer does the work"),
     // (A negative value is out of range too: Boost reads "-5" into an unsigned as 2^32 - 5.)
     SUPPORTCRM_KEY(
         "slowlog-threshold", slowlog_threshold,

@@ -63,6 +63,8 @@ struct Config {
     unsigned ready_timeout = 30;
     // The master's re-index task after each start and reload (fcgi/reindex_task.h).
     bool search_reindex_task = true;
+    // The master's search indexer task (fcgi/indexer_task.h): comments' words after commit.
+    bool search_indexer = true;
     // extensions.md §E6, as php-fpm's request_slowlog_timeout / request_terminate_timeout.
     unsigned slowlog_threshold = 0;           // ms; 0: no slow log
     unsigned request_terminate_timeout = 30;  // s; 0: never kill a busy worker

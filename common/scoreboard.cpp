@@ -354,6 +354,9 @@ PoolView Scoreboard::view() const {
     v.worker_restarts = header_->worker_restarts.load(relaxed);
     v.requests_terminated = header_->requests_terminated.load(relaxed);
     v.parked_connections = header_->parked_connections.load(relaxed);
+    v.indexer_lag_ms = header_->indexer_lag_ms.load(relaxed);
+    v.indexer_checked_ms = header_->indexer_checked_ms.load(relaxed);
+    v.indexer_comments = header_->indexer_comments.load(relaxed);
     v.handoff_queue = header_->handoff_held.load(relaxed) + queued_messages(handoff_fd_);
     return v;
 }

@@ -103,6 +103,12 @@ struct alignas(64) ScoreboardHeader {
     // the readable ones it holds back because the hand-off queue to the pool is full.
     std::atomic<std::uint64_t> parked_connections;
     std::atomic<std::uint64_t> handoff_held;
+    // The search indexer task (fcgi/indexer_task.h), their lone writer: the age of the oldest
+    // comment its last batch took (0: none was queued), when that batch ran (realtime ms; 0:
+    // none yet), and the comments it has indexed since the master started.
+    std::atomic<std::int64_t> indexer_lag_ms;
+    std::atomic<std::int64_t> indexer_checked_ms;
+    std::atomic<std::uint64_t> indexer_comments;
     alignas(64) PoolCounters totals;
     // The per-key rate budgets of the host (common/rate_limit.h): written by every worker with
     // a CAS, never locked; zero (every bucket full) when the master maps the region.
@@ -145,6 +151,10 @@ struct PoolView {
     // counterpart of the listen queue.
     std::uint64_t parked_connections = 0;
     std::uint64_t handoff_queue = 0;
+    // The search indexer's last batch (ScoreboardHeader).
+    std::int64_t indexer_lag_ms = 0;
+    std::int64_t indexer_checked_ms = 0;
+    std::uint64_t indexer_comments = 0;
     // Flattened [route][method][status], [route][bucket] and [route].
     std::vector<std::uint64_t> requests;
     std::vector<std::uint64_t> duration_buckets;

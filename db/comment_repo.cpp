@@ -114,15 +114,11 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
     if (!touched) {
         return std::nullopt;  // the destructor rolls back (nothing was written)
     }
-    std::string known;  // the ticket's known comment words (its list rows), read under its lock
     AddedComment added = db.run(
         bound<Stmt::message_insert>(c.text, time, c.channel, c.is_from_shop, c.subject,
                                     c.from_email, c.to_emails_json, c.attachments_json, c.tags_json,
-                                    timeutil::format_db(c.created_at), ticket_id, ticket_id),
+                                    timeutil::format_db(c.created_at), ticket_id),
         [&](sql::PreparedStatement& st) {
-            // The list rows' range needs the ticket as a constant: correlated with
-            // messages.conversation_id the subquery read every word row of the ticket (ref on the
-            // primary key's first column), 15 to 75 rows a comment instead of its few list rows.
             ResultSetPtr rs(st.executeQuery());
             if (!rs->next()) {
                 throw std::logic_error("message insert returned no row for a locked ticket");
@@ -134,13 +130,9 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             row.shop_id = rs->getUInt64(shop_id);
             row.shop_webhook_events = rs->getUInt(shop_webhook_events);
             row.reopened = reopened_ticket(*rs, token, ticket_id, c);
-            if (!rs->isNull(known_words)) {
-                known = rs->getString(known_words);
-            }
             return row;
         });
-    search::upkeep(db, search::CommentWrite{added.shop_id, ticket_id, added.id, c.text,
-                                            known});  // found once committed
+    search::upkeep(db, search::CommentWrite{added.shop_id, ticket_id, added.id});
     tx.commit();
     return added;
 }

@@ -45,8 +45,8 @@ struct AddedComment {
 // from the shop, unReadChatCount = 1 (locking the ticket's row; its version goes up), then
 // inserts the message; a message not from the shop reopens a PENDING or SOLVED ticket (and
 // returns it, read with those two statements). The comment's words join its ticket's search
-// data (E10). Three statements (two when the comment has no word the ticket's list of known
-// words lacks, sql/016).
+// data (E10) after the commit: the insert queues it for the search indexer (sql/023,
+// db/search/indexer.h), which writes them within the second.
 // nullopt, with nothing written, when the key with this digest has no live shop with that
 // ticket, or the ticket's customer was erased (ticket_of_erased_customer tells; else resolve
 // the key to tell which). The customer's row is changed too (attach_seq): what orders a comment

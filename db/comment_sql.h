@@ -103,15 +103,14 @@ namespace sql_text {
       "c.version = c.version + 1 "                                                                 \
       "WHERE c.id = ? AND " SUPPORTCRM_KEY_MATCH " AND ks.deleted_at IS NULL "                    \
       SUPPORTCRM_KEEP_SHOP_EVENTS)                                                                 \
-    S(message_insert, (Text, Text, OptText, Bool, OptText, OptText, Text, OptText, Text, Time, Id, Id),                                                                              \
+    /* Its words are the search indexer's: the insert's trigger queues it (sql/023). */         \
+    S(message_insert, (Text, Text, OptText, Bool, OptText, OptText, Text, OptText, Text, Time, Id),                                                                              \
       "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, subject, "        \
       "from_email, to_emails, attachments, tags, created_at) "                                     \
       "SELECT id, ?, ?, COALESCE(?, channel), ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? " \
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
-      "@supportcrm_reopened AS reop, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') "           \
-      "FROM ticket_words k WHERE k.conversation_id = ? AND k.word < '0') AS kw, "                  \
-      "@supportcrm_events AS ev")                                                                  \
+      "@supportcrm_reopened AS reop, @supportcrm_events AS ev")                                    \
     K(comments_of_ticket, (Id), SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS,                             \
       SUPPORTCRM_COMMENTS_OF_TICKET_JOINS(""), "ORDER BY m.time, m.id")                            \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
@@ -152,8 +151,7 @@ constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 
 namespace layout {
 namespace message_insert {  // RETURNING
-constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, known_words = 5,
-                   shop_webhook_events = 6;
+constexpr unsigned id = 1, channel = 2, shop_id = 3, reopened = 4, shop_webhook_events = 5;
 SUPPORTCRM_LAYOUT_CHECK(shop_webhook_events == result_columns(sql_text::message_insert));
 }  // namespace message_insert
 // The JSON array in @supportcrm_reopened (0-based: a Json::Value's indexes).

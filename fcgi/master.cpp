@@ -20,6 +20,7 @@
 #include "common/signals.h"
 #include "db/db.h"
 #include "fcgi/children.h"
+#include "fcgi/indexer_task.h"
 #include "fcgi/master_state.h"
 #include "fcgi/parking.h"
 #include "fcgi/readiness.h"
@@ -172,6 +173,7 @@ class Master {
             } else {
                 fill_pool();
                 start_reindex_task_when_due();
+                start_indexer_when_due();
             }
         }
         return exit_status_;
@@ -261,6 +263,35 @@ class Master {
         });
     }
 
+    // The search indexer task (fcgi/indexer_task.h): one while the master serves, started again
+    // whenever it exits (a crash, or the SIGTERM of an older pool's retirement), kFastFailure
+    // later when it lived shorter than that.
+    void start_indexer_when_due() {
+        if (!config_.search_indexer || indexer_pid_ != 0 || state_ != MasterState::running ||
+            Clock::now() < indexer_not_before_) {
+            return;
+        }
+        indexer_pid_ = children_.spawn_task("search indexer", [this] {
+            close(readiness_.read_fd());
+            close(readiness_.write_fd());
+            parking_.close_in_child();
+            return run_indexer_task(config_);
+        });
+        if (indexer_pid_ == 0) {  // fork failed (logged): the next turn of the loop tries again
+            indexer_not_before_ = Clock::now() + kFastFailure;
+        }
+    }
+
+    void on_task_exited(const Children::Exit& e) {
+        if (e.pid != indexer_pid_) {
+            return;
+        }
+        indexer_pid_ = 0;
+        if (e.uptime < kFastFailure) {
+            indexer_not_before_ = Clock::now() + kFastFailure;
+        }
+    }
+
     // Each worker gets a scoreboard slot, reserved before the fork so that the child finds it
     // ready (spawning_slot_ is read by the child, in its copy of this object).
     void fill_pool() {
@@ -280,7 +311,8 @@ class Master {
     void on_children_exited() {
         for (const Children::Exit& e : children_.reap()) {
             if (e.task) {
-                continue;  // not a worker: no slot, no restart, nothing to replace
+                on_task_exited(e);  // not a worker: no slot, no restart count
+                continue;
             }
             // Its counters stay in the totals; a worker that died unasked is a restart.
             scoreboard_.release(e.pid);
@@ -537,6 +569,8 @@ class Master {
     bool next_takes_parked_ = true;
     int spawning_slot_ = -1;
     bool reindex_task_due_ = false;  // set by begin_pool, cleared once the task is started
+    pid_t indexer_pid_ = 0;          // the search indexer task; 0: none runs
+    Clock::time_point indexer_not_before_{};
     bool told_waiting_for_migrate_ = false;
     std::set<pid_t> terminated_;  // killed for request-terminate-timeout, not yet reaped
     Clock::time_point next_watch_{};

@@ -17,6 +17,7 @@
 #include "common/build_info.h"
 #include "common/log.h"
 #include "common/scoreboard.h"
+#include "db/search/indexer.h"
 #include "db/webhook_repo.h"
 #include "handlers/router.h"
 
@@ -165,6 +166,32 @@ void webhook_series(std::string& out, Db& db) {
           static_cast<std::int64_t>(stats.depth));
 }
 
+// The search indexer's queue (E10 v1.3, db/search/indexer.h), read from the database like the
+// webhook series: every host's indexer works on the one queue. Left out when it does not answer.
+void search_index_series(std::string& out, Db& db) {
+    search::IndexerLag lag;
+    try {
+        lag = search::comment_words_lag(db);
+    } catch (const DbUnavailable& e) {
+        db.disconnect();
+        log::warning(std::string("GET /metrics: search index series left out: ") + e.what());
+        return;
+    } catch (const DbError& e) {
+        log::warning(std::string("GET /metrics: search index series left out: ") + e.what());
+        return;
+    }
+    family(out, "supportcrm_search_index_lag_seconds", "gauge",
+           "Age of the oldest committed comment whose words are not searchable yet (0: none).");
+    out.append("supportcrm_search_index_lag_seconds ")
+        .append(std::to_string(lag.oldest_ms / 1000))
+        .append(".")
+        .append(std::to_string(1000 + lag.oldest_ms % 1000), 1, 3)
+        .append("\n");
+    gauge(out, "supportcrm_search_index_queue_depth",
+          "Committed comments waiting for the search indexer now.",
+          static_cast<std::int64_t>(lag.queued));
+}
+
 }  // namespace
 
 Response get_pool_metrics(HandlerContext& ctx) {
@@ -209,7 +236,11 @@ Response get_pool_metrics(HandlerContext& ctx) {
     gauge(out, "supportcrm_start_time_seconds",
           "When the master started (or last re-executed), in seconds since the epoch.",
           v.started_ms / 1000);
+    counter(out, "supportcrm_search_indexed_comments_total",
+            "Comments whose words this host's search indexer wrote since the master started.",
+            v.indexer_comments);
     webhook_series(out, ctx.db);
+    search_index_series(out, ctx.db);
     return r;
 }
 

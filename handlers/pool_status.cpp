@@ -88,6 +88,16 @@ Response get_pool_status(HandlerContext& ctx) {
     // hand-off queue for a free worker, as a new one waits in the listen queue.
     out.field("parkedConnections", static_cast<unsigned long long>(view.parked_connections));
     out.field("handoffQueue", static_cast<unsigned long long>(view.handoff_queue));
+    // The search indexer of this host (E10 v1.3): the age of the oldest comment its last batch
+    // took, and when that was (null: it has not run yet).
+    out.key("searchIndexer").begin_object();
+    out.field("lagMs", static_cast<long long>(view.indexer_lag_ms));
+    out.field("checkedAt",
+              view.indexer_checked_ms == 0
+                  ? std::optional<std::string>()
+                  : std::optional<std::string>(timeutil::format_iso(view.indexer_checked_ms)));
+    out.field("indexedComments", static_cast<unsigned long long>(view.indexer_comments));
+    out.end_object();
     out.key("workers").begin_object();
     out.field("total", workers.busy + workers.idle + workers.waiting);
     out.field("busy", workers.busy);

@@ -287,24 +287,47 @@ namespace sql_text {
     /* restore left under a reused id (issue 43) then says the shop of the record it now */        \
     /* describes, and the shop's index (shop_id, word, id) lists it. The same value (every */      \
     /* other case) changes nothing: no index entry is rewritten. */                                \
-    /* A comment's words: a word the ticket has already is marked as a comment's (it stays */     \
-    /* when the name changes). */                                                                  \
-    S(ticket_words_add_comment, (Id, Id, Text),                                                                    \
-      "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                    \
-      "SELECT ?, q.w, ?, 1 FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                 \
-      "ON DUPLICATE KEY UPDATE in_comments = 1, shop_id = VALUES(shop_id)")                        \
-    /* The same, and one more row of the ticket's list of known comment words: the comment's */    \
-    /* new words as known_words, word "\x01<comment id>" (sql/016's row with word '' holds an */   \
-    /* older list; message_insert reads all of them, word < '0'). Binds ticket, shop and one */    \
-    /* JSON array of {"w": word} objects ending with that row's {"w": key, "k": words} (one */     \
-    /* JSON_TABLE: as a UNION ALL the statement cost the server 3 to 6 times as much). */          \
-    S(ticket_words_add_comment_known, (Id, Id, Text),                                                              \
+    /* The search indexer's (db/search/indexer.h, sql/023): the comments queued in */            \
+    /* comment_words_pending, oldest first, locked (SKIP LOCKED: a second indexer, another */     \
+    /* host's, takes the next ones), with each one's age in milliseconds. */                      \
+    S(comment_words_claim, (UInt),                                                                 \
+      "SELECT id, comment_id, TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "             \
+      "FROM comment_words_pending ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED")                     \
+    /* The claimed comments (a JSON array of their ids), each with its ticket, under a shared */ \
+    /* lock: an erasure that scrubs one (db/erasure_sql.h) waits for the batch, which then has */  \
+    /* the words deleted with the others, or the batch reads the scrubbed text (''), which has */  \
+    /* none. A comment gone (no row) has nothing to index. Only the comments are locked: a */      \
+    /* ticket row lock would hold the ticket's next comment (its touch) for the batch. */          \
+    S(comment_words_texts, (Text),                                                                 \
+      "SELECT m.id, m.conversation_id, m.text FROM " SUPPORTCRM_JSON_IDS("?") " j "               \
+      "JOIN messages m ON m.id = j.id ORDER BY m.conversation_id, m.id LOCK IN SHARE MODE")        \
+    /* A ticket's shop and list of known comment words (sql/016: its list rows, all below '0'), */ \
+    /* read without a lock. One ticket a statement: a range of the words' primary key (a join */   \
+    /* with the batch's ids reads every word row of each ticket). */                               \
+    S(ticket_known_words, (Id, Id),                                                                \
+      "SELECT c.shop_id, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') FROM ticket_words k "   \
+      "WHERE k.conversation_id = ? AND k.word < '0') FROM conversations c WHERE c.id = ?")          \
+    /* The batch's words, sorted by key, as one JSON array of {"t": ticket, "s": shop, "w": */     \
+    /* word} objects, a ticket's new list row {"t", "s", "w": "\x01<comment id>", "k": words} */   \
+    /* among them. A word the ticket has already is marked as a comment's (it stays when the */   \
+    /* name changes). Re-run, it writes the same rows: the words are a set. */                     \
+    S(comment_words_add, (Text),                                                                   \
       "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, known_words) "       \
-      "SELECT ?, q.w, ?, 1, q.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("                               \
+      "SELECT q.t, q.w, q.s, 1, q.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("                           \
+      "t BIGINT UNSIGNED PATH '$.t', s INT UNSIGNED PATH '$.s', "                                  \
       "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w', "                       \
       "k VARBINARY(2048) PATH '$.k')) q "                                                          \
       "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words), "               \
       "shop_id = VALUES(shop_id)")                                                                 \
+    /* The claimed entries go with the words they stood for (ids: a JSON array). */               \
+    S(comment_words_done, (Text),                                                                  \
+      "DELETE p FROM " SUPPORTCRM_JSON_IDS("?") " j JOIN comment_words_pending p ON p.id = j.id")  \
+    /* The indexer's lag: the age of the oldest queued comment, in milliseconds (NULL: none), */  \
+    /* and how many are queued. */                                                                 \
+    S(comment_words_lag, (),                                                                       \
+      "SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "                     \
+      "FROM comment_words_pending ORDER BY id LIMIT 1), "                                          \
+      "(SELECT COUNT(*) FROM comment_words_pending)")                                              \
     S(ticket_words_add_name, (Id, Id, Text),                                                                       \
       "INSERT INTO ticket_words (conversation_id, word, shop_id) "                                 \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \

@@ -62,38 +62,6 @@ void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
     log_reused_id("customer", customer_id);
 }
 
-// A new comment's words join its ticket's: those missing from `known` are written, with a list
-// row of their own keyed by comment_id (common/words.h, kKnownBytes).
-void index_comment_words(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
-                         std::uint64_t comment_id, std::string_view text, std::string_view known) {
-    const std::vector<std::string> fresh = words::missing_from(known, words::distinct({text}));
-    if (fresh.empty()) {
-        return;  // every word has its row: no statement
-    }
-    const std::optional<std::string> listed = words::known_addition(known, fresh);
-    if (!listed) {  // the list is full: it stays as it is, the words are written each time
-        add_words<Stmt::ticket_words_add_comment>(db, ticket_id, shop_id, fresh);
-        return;
-    }
-    // The words, and one new list row holding just them, keyed by the comment ("\x01<id>": no
-    // word starts with a control character, so no search range holds it). A new small row
-    // rather than the ticket's whole list rewritten: the rewrite of a ~700-byte row cost the
-    // server ~4 KB of redo and 40 % more CPU than this statement (docs/performance.md, "Known
-    // word lists").
-    // Words and lists hold only letters, digits and spaces: no JSON escaping needed.
-    std::string rows = "[";
-    for (const std::string& w : fresh) {
-        rows.append("{\"w\":\"").append(w).append("\"},");
-    }
-    rows.append("{\"w\":\"\\u0001")
-        .append(std::to_string(comment_id))
-        .append("\",\"k\":\"")
-        .append(*listed)
-        .append("\"}]");
-    db.run(bound<Stmt::ticket_words_add_comment_known>(ticket_id, shop_id, rows),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-}
-
 // A ticket's name, new (created: there is nothing to drop) or changed: the words only the old
 // name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
@@ -150,8 +118,9 @@ void upkeep(Db& db, const TicketWrite& w) {
     }
 }
 
-void upkeep(Db& db, const CommentWrite& w) {
-    index_comment_words(db, w.shop_id, w.ticket_id, w.comment_id, w.text, w.known);
+void upkeep(Db&, const CommentWrite&) {
+    // Nothing in the comment's transaction: its insert queued it (sql/023's trigger), and the
+    // search indexer writes its words after the commit (db/search/indexer.h).
 }
 
 void upkeep(Db& db, const CustomerWrite& w) {

@@ -4,9 +4,9 @@
 // A repository that writes a searched record describes what the write changed — a TicketWrite,
 // a CommentWrite or a CustomerWrite — and hands it to upkeep() in the write's own transaction,
 // so the words commit (or roll back) with the text they describe. Handlers never touch the
-// search data. What upkeep() does with a change is its own business: today it writes the word
-// rows at once; an indexer that works from the committed changes would take the same
-// descriptions.
+// search data. What upkeep() does with a change is its own business: a ticket's name and tags
+// and a customer's fields are written at once; a comment's words are written after its commit
+// by the search indexer (db/search/indexer.h), within E10 v1.3's second.
 #pragma once
 
 #include <cstdint>
@@ -29,14 +29,12 @@ struct TicketWrite {
     std::optional<std::string> tags_json;            // conversations.tags as written
 };
 
-// A comment added to a ticket. `known`: the ticket's list of words that have their rows
-// (sql/016), as message_insert read it under the ticket's lock.
+// A comment added to a ticket: its words are the search indexer's, after the commit
+// (db/search/indexer.h; the comment's insert queued it, sql/023).
 struct CommentWrite {
     std::uint64_t shop_id = 0;
     std::uint64_t ticket_id = 0;
     std::uint64_t comment_id = 0;
-    std::string_view text;
-    std::string_view known;
 };
 
 // A customer written: new (created), changed (`fields`: its searched fields as written;

@@ -1116,4 +1116,21 @@ long busy_worker(const std::string& route, std::chrono::milliseconds timeout) {
     return 0;
 }
 
+void wait_for_search_index() {
+    Db db;
+    const std::optional<std::string> last = db.scalar("SELECT MAX(id) FROM comment_words_pending");
+    if (!last) {
+        return;  // nothing queued
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (db.count("SELECT COUNT(*) FROM comment_words_pending WHERE id <= ?", {*last}) > 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "the search indexer did not take the queue through id " << *last
+                          << " within a minute (is the pool's scrm-indexer running?)";
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 }  // namespace it

@@ -347,14 +347,17 @@ class Process : public ::testing::Test {
                                       "--listen",           socket_path(),
                                       "--workers",          "2",
                                       "--shutdown-timeout", std::to_string(shutdown_timeout)};
-        // The re-index task (fcgi/reindex_task.h) is a child of the master too, and for the
-        // moment between its fork and its rename it looks like a worker: the tests that count
-        // workers run without it, the task's own tests switch it on.
-        const bool names_task = std::any_of(extra.begin(), extra.end(), [](const std::string& a) {
-            return a.rfind("--search-reindex-task", 0) == 0;
-        });
-        if (!names_task) {
-            args.emplace_back("--search-reindex-task=false");
+        // The re-index task (fcgi/reindex_task.h) and the search indexer (fcgi/indexer_task.h)
+        // are children of the master too, and for the moment between a fork and its rename
+        // they look like a worker: the tests that count workers run without them, the tasks'
+        // own tests switch them on (the stack's own pool indexes these masters' comments).
+        for (const char* task : {"--search-reindex-task", "--search-indexer"}) {
+            const bool named = std::any_of(extra.begin(), extra.end(), [&](const std::string& a) {
+                return a.rfind(task, 0) == 0;
+            });
+            if (!named) {
+                args.emplace_back(std::string(task) + "=false");
+            }
         }
         args.insert(args.end(), extra.begin(), extra.end());
         return args;

@@ -233,7 +233,8 @@ class WriteSafety : public ::testing::Test {
                   "5",
                   "--db-socket",
                   proxy_->path(),
-                  "--search-reindex-task=false"};
+                  "--search-reindex-task=false",
+                  "--search-indexer=false"};
         o.stderr_path = dir_.file("fcgi.log");
         o.stdout_path = dir_.file("fcgi.out");
         master_ = std::make_unique<it::proc::Process>(o);

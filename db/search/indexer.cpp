@@ -1,0 +1,180 @@
+#include "db/search/indexer.h"
+
+#include <algorithm>
+#include <string_view>
+#include <tuple>
+
+#include "common/words.h"
+#include "db/search/sql.h"
+#include "db/statement_params.h"
+
+namespace supportcrm::search {
+namespace {
+
+struct Claimed {
+    std::string entries_json;   // the queue rows' ids
+    std::string comments_json;  // their comments' ids
+    unsigned entries = 0;
+    std::int64_t oldest_ms = -1;
+};
+
+void append_id(std::string& json, std::uint64_t id) {
+    json.append(json.empty() ? "[" : ",").append(std::to_string(id));
+}
+
+Claimed claim(Db& db, unsigned batch) {
+    Claimed c;
+    db.run(bound<Stmt::comment_words_claim>(batch), [&](sql::PreparedStatement& st) {
+        for (ResultSetPtr rs(st.executeQuery()); rs->next(); ++c.entries) {
+            append_id(c.entries_json, rs->getUInt64(1));
+            append_id(c.comments_json, rs->getUInt64(2));
+            c.oldest_ms = std::max(c.oldest_ms, rs->getInt64(3));
+        }
+    });
+    c.entries_json.append("]");
+    c.comments_json.append("]");
+    return c;
+}
+
+std::vector<QueuedComment> read_comments(Db& db, const std::string& ids_json) {
+    return db.run(bound<Stmt::comment_words_texts>(ids_json), [&](sql::PreparedStatement& st) {
+        std::vector<QueuedComment> out;
+        for (ResultSetPtr rs(st.executeQuery()); rs->next();) {
+            out.push_back({rs->getUInt64(1), rs->getUInt64(2), 0, std::string(rs->getString(3))});
+        }
+        return out;
+    });
+}
+
+// Each ticket's shop (into its comments) and list of known words, one statement a ticket
+// (comments are sorted by ticket: comment_words_texts). A comment with no text (scrubbed by an
+// erasure) needs neither.
+std::map<std::uint64_t, std::string> read_tickets(Db& db, std::vector<QueuedComment>& comments) {
+    std::map<std::uint64_t, std::string> known;
+    std::map<std::uint64_t, std::uint64_t> shops;
+    for (QueuedComment& c : comments) {
+        if (c.text.empty()) {
+            continue;
+        }
+        if (shops.count(c.ticket) == 0) {
+            db.run(bound<Stmt::ticket_known_words>(c.ticket, c.ticket),
+                   [&](sql::PreparedStatement& st) {
+                       ResultSetPtr rs(st.executeQuery());
+                       if (rs->next()) {
+                           shops[c.ticket] = rs->getUInt64(1);
+                           known[c.ticket] = rs->isNull(2) ? "" : std::string(rs->getString(2));
+                       } else {
+                           shops[c.ticket] = 0;  // no ticket (cannot be: the comment is locked)
+                       }
+                   });
+        }
+        c.shop = shops[c.ticket];
+    }
+    return known;
+}
+
+// The words of one ticket's comments in the batch, [begin, end), as plan_comment_words says.
+void plan_ticket(std::vector<CommentWordRow>& out, std::vector<QueuedComment>::const_iterator begin,
+                 std::vector<QueuedComment>::const_iterator end, std::string_view known) {
+    std::vector<std::string_view> texts;
+    std::uint64_t last_comment = 0;
+    for (auto it = begin; it != end; ++it) {
+        texts.push_back(it->text);
+        last_comment = std::max(last_comment, it->comment);
+    }
+    const std::vector<std::string> fresh = words::missing_from(known, words::distinct(texts));
+    if (fresh.empty()) {
+        return;
+    }
+    for (const std::string& w : fresh) {
+        out.push_back({begin->ticket, begin->shop, w, {}});
+    }
+    // One list row for the batch's new words of the ticket, keyed by its last comment: no word
+    // starts with a control character, so no search range holds it (sql/016).
+    if (std::optional<std::string> listed = words::known_addition(known, fresh)) {
+        out.push_back({begin->ticket, begin->shop, "\x01" + std::to_string(last_comment),
+                       std::move(*listed)});
+    }
+}
+
+}  // namespace
+
+std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>& comments,
+                                               const std::map<std::uint64_t, std::string>& known) {
+    std::vector<QueuedComment> sorted = comments;
+    std::stable_sort(
+        sorted.begin(), sorted.end(),
+        [](const QueuedComment& a, const QueuedComment& b) { return a.ticket < b.ticket; });
+    std::vector<CommentWordRow> rows;
+    for (auto begin = sorted.begin(); begin != sorted.end();) {
+        auto end = std::find_if(begin, sorted.end(),
+                                [&](const QueuedComment& c) { return c.ticket != begin->ticket; });
+        const auto list = known.find(begin->ticket);
+        plan_ticket(rows, begin, end, list == known.end() ? std::string_view() : list->second);
+        begin = end;
+    }
+    std::sort(rows.begin(), rows.end(), [](const CommentWordRow& a, const CommentWordRow& b) {
+        return std::tie(a.ticket, a.word) < std::tie(b.ticket, b.word);
+    });
+    return rows;
+}
+
+std::string comment_word_rows_json(const std::vector<CommentWordRow>& rows) {
+    std::string json = "[";
+    for (const CommentWordRow& r : rows) {
+        json.append(json.size() == 1 ? "" : ",");
+        json.append("{\"t\":").append(std::to_string(r.ticket));
+        json.append(",\"s\":").append(std::to_string(r.shop)).append(",\"w\":\"");
+        if (!r.word.empty() && r.word[0] == '\x01') {
+            json.append("\\u0001").append(r.word, 1);  // a list row's key
+        } else {
+            json.append(r.word);
+        }
+        json.append("\"");
+        if (!r.known.empty()) {
+            json.append(",\"k\":\"").append(r.known).append("\"");
+        }
+        json.append("}");
+    }
+    return json.append("]");
+}
+
+void prepare_indexer_session(Db& db) {
+    db.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", "indexer isolation");
+}
+
+IndexedBatch index_comment_batch(Db& db, unsigned batch) {
+    Transaction tx(db);
+    const Claimed claimed = claim(db, batch);
+    IndexedBatch done{claimed.entries, 0, claimed.oldest_ms};
+    if (claimed.entries == 0) {
+        tx.commit();
+        return done;
+    }
+    std::vector<QueuedComment> comments = read_comments(db, claimed.comments_json);
+    const std::map<std::uint64_t, std::string> known = read_tickets(db, comments);
+    const std::vector<CommentWordRow> rows = plan_comment_words(comments, known);
+    if (!rows.empty()) {
+        db.run(bound<Stmt::comment_words_add>(comment_word_rows_json(rows)),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    }
+    db.run(bound<Stmt::comment_words_done>(claimed.entries_json),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    tx.commit();
+    done.rows = static_cast<unsigned>(rows.size());
+    return done;
+}
+
+IndexerLag comment_words_lag(Db& db) {
+    return db.run(bound<Stmt::comment_words_lag>(), [&](sql::PreparedStatement& st) {
+        ResultSetPtr rs(st.executeQuery());
+        IndexerLag lag;
+        if (rs->next()) {
+            lag.oldest_ms = rs->isNull(1) ? 0 : std::max<std::int64_t>(0, rs->getInt64(1));
+            lag.queued = rs->getUInt64(2);
+        }
+        return lag;
+    });
+}
+
+}  // namespace supportcrm::search

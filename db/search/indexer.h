@@ -1,0 +1,79 @@
+// The search indexer (extensions.md §E10 v1.3: "Changes are found within 1 s of their
+// commit"; sql/023): a comment's words are written after its commit, in batches, instead of in
+// the comment's own transaction.
+//
+// A comment's insert queues it (comment_words_pending, by trigger, in the comment's
+// transaction). index_comment_batch() takes the oldest queued comments, writes the words of the
+// whole batch in one statement sorted by key, and deletes what it took, in one transaction:
+// whatever stops it (a crash, the database going, a deadlock, a Galera certification conflict)
+// rolls the batch back with its queue rows, and the next batch does it again. It is safe to run
+// on every host of a cluster at once: SKIP LOCKED hands each batch different rows on one
+// server, certification sends one of two hosts' batches back on Galera, and the words are a
+// set (a batch done twice writes nothing new).
+//
+// The supportcrm-fcgi master runs it as a task of its own (fcgi/indexer_task.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "db/db.h"
+
+namespace supportcrm::search {
+
+// Queued comments a batch takes at most: at S5's saturation (~1,600 comments/s) a batch every
+// 50-100 ms holds ~100-200; more are left to the next batch at once (no pause).
+constexpr unsigned kIndexBatch = 500;
+
+// A claimed comment's text, with its ticket and shop (comment_words_texts).
+struct QueuedComment {
+    std::uint64_t comment = 0;
+    std::uint64_t ticket = 0;
+    std::uint64_t shop = 0;
+    std::string text;
+};
+
+// One ticket_words row as comment_words_add writes it: a word, or (known non-empty) the
+// ticket's new list row, word "\x01<comment id>" (sql/016).
+struct CommentWordRow {
+    std::uint64_t ticket = 0;
+    std::uint64_t shop = 0;
+    std::string word;
+    std::string known;
+};
+
+// The rows a batch writes (pure): for each ticket, the words of its comments in the batch
+// missing from its list of known words (`known`, by ticket: the list as ticket_known_words
+// reads it), and one list row of them keyed by the ticket's last comment in the batch when the
+// list has room (common/words.h, known_addition). Sorted by (ticket, word): the primary key's
+// order, so two batches that share a ticket lock its rows in the same order.
+std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>& comments,
+                                               const std::map<std::uint64_t, std::string>& known);
+
+// The JSON array comment_words_add binds (words hold only letters, marks and digits).
+std::string comment_word_rows_json(const std::vector<CommentWordRow>& rows);
+
+struct IndexedBatch {
+    unsigned entries = 0;         // queue rows taken (and deleted)
+    unsigned rows = 0;            // word rows written
+    std::int64_t oldest_ms = -1;  // age of the oldest entry taken; -1: none was queued
+};
+
+// One batch in its own transaction (the session must be READ COMMITTED: prepare_indexer_session).
+// Throws DbError / DbUnavailable; nothing of a failed batch is kept.
+IndexedBatch index_comment_batch(Db& db, unsigned batch = kIndexBatch);
+
+// The indexer's connection: READ COMMITTED, so that its reads take no gap locks a comment's
+// queue insert would wait for, and each batch reads what committed before it.
+void prepare_indexer_session(Db& db);
+
+// The indexer's lag now: the age of the oldest queued comment in ms (0: none), and how many.
+struct IndexerLag {
+    std::int64_t oldest_ms = 0;
+    std::uint64_t queued = 0;
+};
+IndexerLag comment_words_lag(Db& db);
+
+}  // namespace supportcrm::search

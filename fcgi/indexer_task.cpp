@@ -1,0 +1,103 @@
+#include "fcgi/indexer_task.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "common/log.h"
+#include "common/scoreboard.h"
+#include "common/signals.h"
+#include "common/time_util.h"
+#include "db/db.h"
+#include "db/search/indexer.h"
+
+namespace supportcrm {
+namespace {
+
+// With nothing queued, the next look is this far off: with a batch's own ~10-50 ms, a comment
+// is found well within E10's second (bench/run's lag row measures it under load).
+constexpr unsigned kIdlePollMs = 100;
+// A conflict that survived the batch's retries, a lost connection: the next try.
+constexpr unsigned kErrorPauseMs = 1000;
+
+// The database may be restarting with the service: try every second until told to stop.
+bool connect_until_stopped(Db& db) {
+    std::string last_reason;
+    while (!signals::stop_requested) {
+        try {
+            db.connect();
+            search::prepare_indexer_session(db);
+            return true;
+        } catch (const std::exception& e) {
+            if (e.what() != last_reason) {
+                last_reason = e.what();
+                log::warning("search indexer: " + last_reason + "; retrying every second");
+            }
+            db.disconnect();
+        }
+        signals::pause_ms(kErrorPauseMs);
+    }
+    return false;
+}
+
+// What /status and /metrics show of the indexer (common/scoreboard.h): the age of the oldest
+// comment the last batch took, when it looked, and the comments indexed in all.
+void publish(const search::IndexedBatch& done) {
+    Scoreboard* board = Scoreboard::attached();
+    if (board == nullptr) {
+        return;
+    }
+    ScoreboardHeader& h = board->header();
+    h.indexer_lag_ms.store(done.oldest_ms < 0 ? 0 : done.oldest_ms, std::memory_order_relaxed);
+    h.indexer_checked_ms.store(timeutil::now_ms(), std::memory_order_relaxed);
+    h.indexer_comments.store(h.indexer_comments.load(std::memory_order_relaxed) + done.entries,
+                             std::memory_order_relaxed);
+}
+
+// One batch, run again on a deadlock, a lock wait timeout or a certification conflict (a
+// batch rolled back leaves its queue rows for the next). Whether the queue held a full batch.
+bool one_batch(Db& db) {
+    const search::IndexedBatch done =
+        repeat_if_rolled_back(5, [&] { return search::index_comment_batch(db); });
+    publish(done);
+    return done.entries == search::kIndexBatch;
+}
+
+}  // namespace
+
+int run_indexer_task(const Config& config) {
+    const pid_t master = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned task stops too
+    if (getppid() != master) {
+        return 0;
+    }
+    // `ps` and the process tests tell it from a worker by this name.
+    prctl(PR_SET_NAME, "scrm-indexer");
+    signals::install_task_handlers();
+    Db db(config.db);
+    std::string last_failure;
+    while (!signals::stop_requested) {
+        if (!db.connected() && !connect_until_stopped(db)) {
+            break;
+        }
+        try {
+            if (!one_batch(db)) {
+                signals::pause_ms(kIdlePollMs);
+            }
+            last_failure.clear();
+        } catch (const std::exception& e) {
+            // Nothing of the batch is kept: its rows wait for the next try.
+            if (e.what() != last_failure) {
+                last_failure = e.what();
+                log::warning(std::string("search indexer: ") + e.what() + "; trying again");
+            }
+            db.disconnect();
+            signals::pause_ms(kErrorPauseMs);
+        }
+    }
+    return 0;
+}
+
+}  // namespace supportcrm

@@ -1,0 +1,151 @@
+// The search indexer (E10 v1.3, db/search/indexer.h, fcgi/indexer_task.h): comments' words are
+// written after the commit, by a task of the pool's master. What the spec asks of it: nothing
+// committed is missed (a crash mid-batch is caught up), an erasure wins over a comment still
+// waiting to be indexed, and /status and /metrics show the lag.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "row_lock.h"
+#include "tickets_fixtures.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The pid of the stack's search indexer, as its master's log named it last (the master starts
+// it again after it exits: the newest line is the live one).
+long indexer_pid() {
+    const std::string log = it::read_fcgi_log();
+    const std::string mark = "started search indexer pid=";
+    const std::size_t at = log.rfind(mark);
+    return at == std::string::npos ? 0 : std::stol(log.substr(at + mark.size()));
+}
+
+std::vector<std::string> ticket_ids(const it::Shop& shop, const std::string& q) {
+    const it::HttpResponse r = it::get("/api/v1/tickets?q=" + q, shop);
+    EXPECT_TRUE(it::is_success(r, 200)) << r.describe();
+    std::vector<std::string> out;
+    for (const Json::Value& t : r.json()["tickets"]) {
+        out.push_back(t["id"].isString() ? t["id"].asString() : std::to_string(t["id"].asInt64()));
+    }
+    return out;
+}
+
+// Stops (SIGSTOP) the stack's indexer for the scope: comments stay queued.
+class PausedIndexer {
+  public:
+    PausedIndexer() : pid_(indexer_pid()) {
+        EXPECT_GT(pid_, 0) << "no 'started search indexer' in the pool's log";
+        if (pid_ > 0) {
+            kill(static_cast<pid_t>(pid_), SIGSTOP);
+        }
+    }
+    ~PausedIndexer() {
+        if (pid_ > 0) {
+            kill(static_cast<pid_t>(pid_), SIGCONT);
+        }
+    }
+    PausedIndexer(const PausedIndexer&) = delete;
+    PausedIndexer& operator=(const PausedIndexer&) = delete;
+
+  private:
+    long pid_;
+};
+
+// A batch cut by SIGKILL after it claimed its comments (held on one comment's row lock, inside
+// the batch's transaction) rolls back with its queue rows; the master starts the indexer again
+// and every comment's words are found, none missing.
+TEST(SearchIndexer, AKillMidBatchLosesNoCommentsWords) {
+    it::OneHostOnly one_host;  // the indexer to kill is the first host's
+    const it::tickets::World w = it::tickets::make_world();
+    const std::string tag = it::unique_word("kil");
+    const std::string t = it::tickets::create_ticket_id(w);
+    std::vector<std::string> comments;
+    {
+        PausedIndexer paused;  // all of them queued, for one batch
+        for (int i = 0; i < 20; ++i) {
+            comments.push_back(
+                it::tickets::add_comment(
+                    w.shop, t,
+                    it::object(
+                        {{"text", tag + "n" + std::string(1, static_cast<char>('a' + i))}}))["id"]
+                    .asString());
+        }
+    }
+    const long first = indexer_pid();
+    {
+        it::RowLock lock("SELECT id FROM messages WHERE id = " + comments[10] + " FOR UPDATE");
+        ASSERT_TRUE(lock.someone_waits(std::chrono::seconds(20))) << "the batch reached it";
+        ASSERT_EQ(kill(static_cast<pid_t>(first), SIGKILL), 0);
+        // The master reaps it ("task pid=N killed by signal 9 ...") and starts another.
+        ASSERT_TRUE(
+            it::wait_for_log("task pid=" + std::to_string(first) + " ", std::chrono::seconds(20)));
+    }
+    it::wait_for_search_index();  // by the indexer the master started again
+    EXPECT_NE(indexer_pid(), first) << "a new indexer took over";
+    for (int i = 0; i < 20; ++i) {
+        EXPECT_EQ(ticket_ids(w.shop, tag + "n" + std::string(1, static_cast<char>('a' + i))),
+                  std::vector<std::string>{t})
+            << i;
+    }
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? "
+                       "AND word >= '0' AND in_comments = 1",
+                       {t}),
+              20)
+        << "each word once";
+}
+
+// A comment still queued when its customer is erased: the indexer reads the scrubbed text and
+// writes no word of it (none comes back after the erasure removed the others).
+TEST(SearchIndexer, AnErasureWinsOverACommentStillQueued) {
+    it::OneHostOnly one_host;  // the paused indexer is the first host's
+    const it::tickets::World w = it::tickets::make_world();
+    const it::Shop eraser = it::with_erase_key(w.shop);
+    const std::string word = it::unique_word("gone");
+    const std::string t = it::tickets::create_ticket_id(w);
+    {
+        PausedIndexer paused;
+        it::tickets::add_comment(w.shop, t, it::object({{"text", "call " + word}}));
+        it::Db db;
+        ASSERT_EQ(db.count("SELECT COUNT(*) FROM comment_words_pending p JOIN messages m "
+                           "ON m.id = p.comment_id WHERE m.conversation_id = ?",
+                           {t}),
+                  1)
+            << "queued, not indexed";
+        const it::HttpResponse r = it::http(
+            "DELETE", "/api/v1/customers/" + std::to_string(w.customer_id), it::key_header(eraser));
+        ASSERT_TRUE(it::is_success(r, 200)) << r.describe();
+    }
+    it::wait_for_search_index();
+    EXPECT_EQ(ticket_ids(w.shop, word), std::vector<std::string>{});
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ?", {t}), 0);
+}
+
+// /status shows this host's indexer (its last batch's lag, when it ran), /metrics the queue.
+TEST(SearchIndexer, StatusAndMetricsShowTheLag) {
+    it::OneHostOnly one_host;
+    const it::tickets::World w = it::tickets::make_world();
+    const std::string t = it::tickets::create_ticket_id(w);
+    it::tickets::add_comment(w.shop, t, it::object({{"text", "lag check"}}));
+    it::wait_for_search_index();
+    const it::HttpResponse status = it::http("GET", "/status");
+    ASSERT_EQ(status.status, 200) << status.describe();
+    const Json::Value indexer = status.json()["searchIndexer"];
+    EXPECT_TRUE(indexer["lagMs"].isInt64()) << status.body;
+    EXPECT_TRUE(indexer["checkedAt"].isString()) << status.body;
+    EXPECT_GE(indexer["indexedComments"].asUInt64(), 1u) << status.body;
+    const it::HttpResponse metrics = it::http_any_body("GET", "/metrics");
+    EXPECT_NE(metrics.body.find("\nsupportcrm_search_index_lag_seconds "), std::string::npos)
+        << metrics.body;
+    EXPECT_NE(metrics.body.find("\nsupportcrm_search_index_queue_depth "), std::string::npos);
+    EXPECT_NE(metrics.body.find("\nsupportcrm_search_indexed_comments_total "), std::string::npos);
+}
+
+}  // namespace
