@@ -114,23 +114,33 @@ std::string ticket_with_comments(const it::Shop& shop, int64_t customer, int n) 
                                    it::object({{"customerId", Json::Value(Json::Int64(customer))},
                                                {"Channel", "Mail"}}))["id"]
             .asString();
-    it::Db db;
     // Planted without words, as before the index: the queue rows of the insert's trigger
     // (sql/023) go in its transaction, so the indexer never reads these comments (their rows,
-    // their locks) and the erasure runs alone.
-    db.execute("START TRANSACTION", {});
-    db.execute(
-        "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, "
-        "subject, from_email, to_emails, tags, created_at) SELECT ?, CONCAT('secret ', "
-        "seq), '2026-01-01' + INTERVAL seq SECOND, 'Mail', 0, 'Subj', 'a@example.test', "
-        "'[\"b@example.test\"]', '[]', UTC_TIMESTAMP(3) FROM seq_1_to_" +
-            std::to_string(n),
-        {ticket});
-    db.execute(
-        "DELETE p FROM comment_words_pending p JOIN messages m ON m.id = p.comment_id "
-        "WHERE m.conversation_id = ?",
-        {ticket});
-    db.execute("COMMIT", {});
+    // their locks) and the erasure runs alone. The DELETE reads the queue: on Galera another
+    // host's indexer batch can abort it (a deadlock): the whole plant runs again.
+    for (int attempt = 1;; ++attempt) {
+        it::Db db;
+        try {
+            db.execute("START TRANSACTION", {});
+            db.execute(
+                "INSERT INTO messages (conversation_id, text, time, channel, is_from_shop, "
+                "subject, from_email, to_emails, tags, created_at) SELECT ?, CONCAT('secret ', "
+                "seq), '2026-01-01' + INTERVAL seq SECOND, 'Mail', 0, 'Subj', 'a@example.test', "
+                "'[\"b@example.test\"]', '[]', UTC_TIMESTAMP(3) FROM seq_1_to_" +
+                    std::to_string(n),
+                {ticket});
+            db.execute(
+                "DELETE p FROM comment_words_pending p JOIN messages m ON m.id = p.comment_id "
+                "WHERE m.conversation_id = ?",
+                {ticket});
+            db.execute("COMMIT", {});
+            break;
+        } catch (const std::exception& e) {
+            if (attempt >= 5 || std::string(e.what()).find("Deadlock") == std::string::npos) {
+                throw;
+            }
+        }
+    }
     return ticket;
 }
 

@@ -61,7 +61,11 @@ class PausedIndexer {
 // the batch's transaction) rolls back with its queue rows; the master starts the indexer again
 // and every comment's words are found, none missing.
 TEST(SearchIndexer, AKillMidBatchLosesNoCommentsWords) {
-    it::OneHostOnly one_host;  // the indexer to kill is the first host's
+    if (!it::env().second_base_url.empty()) {
+        // Host B's indexer (another pool, another Galera node, where this row lock does not
+        // hold it) takes the batch that host A's would be killed in.
+        GTEST_SKIP() << "needs the only indexer to be the one killed: one app host";
+    }
     const it::tickets::World w = it::tickets::make_world();
     const std::string tag = it::unique_word("kil");
     const std::string t = it::tickets::create_ticket_id(w);
