@@ -1,9 +1,5 @@
 #include "fcgi/indexer_task.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
-#include <unistd.h>
-
 #include <string>
 
 #include "common/log.h"
@@ -12,6 +8,7 @@
 #include "common/time_util.h"
 #include "db/db.h"
 #include "db/search/indexer.h"
+#include "fcgi/task_process.h"
 
 namespace supportcrm {
 namespace {
@@ -21,26 +18,6 @@ namespace {
 constexpr unsigned kIdlePollMs = 100;
 // A conflict that survived the batch's retries, a lost connection: the next try.
 constexpr unsigned kErrorPauseMs = 1000;
-
-// The database may be restarting with the service: try every second until told to stop.
-bool connect_until_stopped(Db& db) {
-    std::string last_reason;
-    while (!signals::stop_requested) {
-        try {
-            db.connect();
-            search::prepare_indexer_session(db);
-            return true;
-        } catch (const std::exception& e) {
-            if (e.what() != last_reason) {
-                last_reason = e.what();
-                log::warning("search indexer: " + last_reason + "; retrying every second");
-            }
-            db.disconnect();
-        }
-        signals::pause_ms(kErrorPauseMs);
-    }
-    return false;
-}
 
 // What /status and /metrics show of the indexer (common/scoreboard.h): the age of the oldest
 // comment the last batch took, when it looked, and the comments indexed in all.
@@ -68,18 +45,15 @@ bool one_batch(Db& db) {
 }  // namespace
 
 int run_indexer_task(const Config& config) {
-    const pid_t master = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned task stops too
-    if (getppid() != master) {
+    // `ps` and the process tests tell it from a worker by this name.
+    if (!become_task_process("scrm-indexer")) {
         return 0;
     }
-    // `ps` and the process tests tell it from a worker by this name.
-    prctl(PR_SET_NAME, "scrm-indexer");
-    signals::install_task_handlers();
     Db db(config.db);
     std::string last_failure;
     while (!signals::stop_requested) {
-        if (!db.connected() && !connect_until_stopped(db)) {
+        if (!db.connected() &&
+            !connect_until_stopped(db, "search indexer", search::prepare_indexer_session)) {
             break;
         }
         try {

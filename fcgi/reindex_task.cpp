@@ -1,9 +1,5 @@
 #include "fcgi/reindex_task.h"
 
-#include <signal.h>
-#include <sys/prctl.h>
-#include <unistd.h>
-
 #include <string>
 
 #include "common/log.h"
@@ -11,28 +7,10 @@
 #include "db/db.h"
 #include "db/migrations.h"
 #include "db/search/reindex.h"
+#include "fcgi/task_process.h"
 
 namespace supportcrm {
 namespace {
-
-// The database may be restarting with the service: try every second until told to stop.
-bool connect_until_stopped(Db& db) {
-    std::string last_reason;
-    while (!signals::stop_requested) {
-        try {
-            db.connect();
-            return true;
-        } catch (const std::exception& e) {
-            if (e.what() != last_reason) {
-                last_reason = e.what();
-                log::warning("re-index task: " + last_reason + "; retrying every second");
-            }
-            db.disconnect();
-        }
-        signals::pause_ms(1000);
-    }
-    return false;
-}
 
 void log_outcome(const TakeoverReindex& done) {
     const std::string counts = std::to_string(done.totals.tickets) + " tickets and " +
@@ -52,16 +30,12 @@ void log_outcome(const TakeoverReindex& done) {
 }  // namespace
 
 int run_reindex_task(const Config& config) {
-    const pid_t master = getppid();
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned task stops too
-    if (getppid() != master) {
+    // `ps` and the process tests tell it from a worker by this name.
+    if (!become_task_process("scrm-reindex")) {
         return 0;
     }
-    // `ps` and the process tests tell it from a worker by this name.
-    prctl(PR_SET_NAME, "scrm-reindex");
-    signals::install_task_handlers();
     Db db(config.db);
-    if (!connect_until_stopped(db)) {
+    if (!connect_until_stopped(db, "re-index task")) {
         return 0;
     }
     const KeepGoing keep_going = [] { return !signals::stop_requested; };
