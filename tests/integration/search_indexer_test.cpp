@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,20 +71,20 @@ TEST(SearchIndexer, AKillMidBatchLosesNoCommentsWords) {
     const std::string tag = it::unique_word("kil");
     const std::string t = it::tickets::create_ticket_id(w);
     std::vector<std::string> comments;
-    {
-        PausedIndexer paused;  // all of them queued, for one batch
-        for (int i = 0; i < 20; ++i) {
-            comments.push_back(
-                it::tickets::add_comment(
-                    w.shop, t,
-                    it::object(
-                        {{"text", tag + "n" + std::string(1, static_cast<char>('a' + i))}}))["id"]
-                    .asString());
-        }
+    auto paused = std::make_optional<PausedIndexer>();  // all of them queued, for one batch
+    for (int i = 0; i < 20; ++i) {
+        comments.push_back(
+            it::tickets::add_comment(
+                w.shop, t,
+                it::object(
+                    {{"text", tag + "n" + std::string(1, static_cast<char>('a' + i))}}))["id"]
+                .asString());
     }
     const long first = indexer_pid();
     {
+        // Locked before the indexer goes on: otherwise it may index all twenty first.
         it::RowLock lock("SELECT id FROM messages WHERE id = " + comments[10] + " FOR UPDATE");
+        paused.reset();
         ASSERT_TRUE(lock.someone_waits(std::chrono::seconds(20))) << "the batch reached it";
         ASSERT_EQ(kill(static_cast<pid_t>(first), SIGKILL), 0);
         // The master reaps it ("task pid=N killed by signal 9 ...") and starts another.
