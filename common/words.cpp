@@ -211,45 +211,4 @@ std::string json_array(const std::vector<std::string>& words) {
     return out;
 }
 
-namespace {
-
-// Is w one of the space-separated words of list? (w is never empty nor holds a space.)
-bool listed(std::string_view list, std::string_view w) {
-    for (std::size_t at = list.find(w); at != std::string_view::npos; at = list.find(w, at + 1)) {
-        const std::size_t end = at + w.size();
-        if ((at == 0 || list[at - 1] == ' ') && (end == list.size() || list[end] == ' ')) {
-            return true;
-        }
-    }
-    return false;
-}
-
-}  // namespace
-
-std::vector<std::string> missing_from(std::string_view known,
-                                      const std::vector<std::string>& words) {
-    std::vector<std::string> out;
-    for (const std::string& w : words) {
-        if (!listed(known, w)) {
-            out.push_back(w);
-        }
-    }
-    return out;
-}
-
-std::optional<std::string> known_addition(std::string_view known,
-                                          const std::vector<std::string>& fresh) {
-    std::string out;
-    for (const std::string& w : fresh) {
-        if (!out.empty()) {
-            out.push_back(' ');
-        }
-        out.append(w);
-    }
-    if (known.size() + (known.empty() ? 0 : 1) + out.size() > kKnownBytes) {
-        return std::nullopt;
-    }
-    return out;
-}
-
 }  // namespace supportcrm::words

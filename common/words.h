@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,25 +41,5 @@ std::vector<std::string> query(std::string_view q);
 // A JSON array of words (which hold only letters, marks and digits: no escaping needed), the form
 // the statements read them in (JSON_TABLE).
 std::string json_array(const std::vector<std::string>& words);
-
-// A ticket's list of words known to have their comment rows (ticket_words.known_words): the
-// lists of its list rows (sql/016's row with word '', and one row per comment that brought new
-// words, keyed "\x01<comment id>": db/search/sql.h) joined by spaces, as message_insert reads
-// them, in no particular order. It never grows past this many bytes (a comment whose words
-// would pass it lists none of them: those words are written each time). Every comment reads
-// the list back: at 2,048 bytes a full one cost the worker ~35,000 instructions a comment
-// (callgrind, S5), so half of that, ~130 words.
-constexpr std::size_t kKnownBytes = 1024;
-
-// The words of `words` that the list `known` (words separated by spaces, in any order) lacks:
-// what a comment must write. Exact: a word is left out only when it is in the list, byte for
-// byte, never by a hash.
-std::vector<std::string> missing_from(std::string_view known,
-                                      const std::vector<std::string>& words);
-
-// The list row a comment adds for `fresh` (the words missing from `known`): the words joined
-// by spaces, or nothing when `known` with them would be longer than kKnownBytes.
-std::optional<std::string> known_addition(std::string_view known,
-                                          const std::vector<std::string>& fresh);
 
 }  // namespace supportcrm::words

@@ -1,6 +1,7 @@
 #include "db/search/indexer.h"
 
 #include <algorithm>
+#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -46,61 +47,48 @@ std::vector<QueuedComment> read_comments(Db& db, const std::string& ids_json) {
     });
 }
 
-// Each ticket's shop (into its comments) and list of known words, one statement a ticket
-// (comments are sorted by ticket: comment_words_texts). A comment with no text (scrubbed by an
-// erasure) needs neither.
-std::map<std::uint64_t, std::string> read_tickets(Db& db, std::vector<QueuedComment>& comments) {
-    std::map<std::uint64_t, std::string> known;
-    std::map<std::uint64_t, std::uint64_t> shops;
-    for (QueuedComment& c : comments) {
-        if (c.text.empty()) {
-            continue;
+// Each comment's shop, its ticket's, read for the whole batch in one statement (a plain read:
+// a ticket's shop never changes). A comment with no text (scrubbed by an erasure) needs none.
+void read_shops(Db& db, std::vector<QueuedComment>& comments) {
+    std::string tickets_json;
+    std::uint64_t last = 0;
+    for (const QueuedComment& c : comments) {  // sorted by ticket (comment_words_texts)
+        if (!c.text.empty() && c.ticket != last) {
+            append_id(tickets_json, c.ticket);
+            last = c.ticket;
         }
-        if (shops.count(c.ticket) == 0) {
-            db.run(bound<Stmt::ticket_known_words>(c.ticket, c.ticket),
-                   [&](sql::PreparedStatement& st) {
-                       ResultSetPtr rs(st.executeQuery());
-                       if (rs->next()) {
-                           shops[c.ticket] = rs->getUInt64(1);
-                           known[c.ticket] = rs->isNull(2) ? "" : std::string(rs->getString(2));
-                       } else {
-                           shops[c.ticket] = 0;  // no ticket (cannot be: the comment is locked)
-                       }
-                   });
-        }
-        c.shop = shops[c.ticket];
     }
-    return known;
+    if (tickets_json.empty()) {
+        return;
+    }
+    std::map<std::uint64_t, std::uint64_t> shops;
+    db.run(bound<Stmt::comment_words_shops>(tickets_json.append("]")),
+           [&](sql::PreparedStatement& st) {
+               for (ResultSetPtr rs(st.executeQuery()); rs->next();) {
+                   shops[rs->getUInt64(1)] = rs->getUInt64(2);
+               }
+           });
+    for (QueuedComment& c : comments) {
+        const auto shop = shops.find(c.ticket);
+        c.shop = shop == shops.end() ? 0 : shop->second;
+    }
 }
 
 // The words of one ticket's comments in the batch, [begin, end), as plan_comment_words says.
 void plan_ticket(std::vector<CommentWordRow>& out, std::vector<QueuedComment>::const_iterator begin,
-                 std::vector<QueuedComment>::const_iterator end, std::string_view known) {
+                 std::vector<QueuedComment>::const_iterator end) {
     std::vector<std::string_view> texts;
-    std::uint64_t last_comment = 0;
     for (auto it = begin; it != end; ++it) {
         texts.push_back(it->text);
-        last_comment = std::max(last_comment, it->comment);
     }
-    const std::vector<std::string> fresh = words::missing_from(known, words::distinct(texts));
-    if (fresh.empty()) {
-        return;
-    }
-    for (const std::string& w : fresh) {
-        out.push_back({begin->ticket, begin->shop, w, {}});
-    }
-    // One list row for the batch's new words of the ticket, keyed by its last comment: no word
-    // starts with a control character, so no search range holds it (sql/016).
-    if (std::optional<std::string> listed = words::known_addition(known, fresh)) {
-        out.push_back({begin->ticket, begin->shop, "\x01" + std::to_string(last_comment),
-                       std::move(*listed)});
+    for (std::string& w : words::distinct(texts)) {
+        out.push_back({begin->ticket, begin->shop, std::move(w)});
     }
 }
 
 }  // namespace
 
-std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>& comments,
-                                               const std::map<std::uint64_t, std::string>& known) {
+std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>& comments) {
     std::vector<QueuedComment> sorted = comments;
     std::stable_sort(
         sorted.begin(), sorted.end(),
@@ -109,8 +97,7 @@ std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>&
     for (auto begin = sorted.begin(); begin != sorted.end();) {
         auto end = std::find_if(begin, sorted.end(),
                                 [&](const QueuedComment& c) { return c.ticket != begin->ticket; });
-        const auto list = known.find(begin->ticket);
-        plan_ticket(rows, begin, end, list == known.end() ? std::string_view() : list->second);
+        plan_ticket(rows, begin, end);
         begin = end;
     }
     std::sort(rows.begin(), rows.end(), [](const CommentWordRow& a, const CommentWordRow& b) {
@@ -124,17 +111,8 @@ std::string comment_word_rows_json(const std::vector<CommentWordRow>& rows) {
     for (const CommentWordRow& r : rows) {
         json.append(json.size() == 1 ? "" : ",");
         json.append("{\"t\":").append(std::to_string(r.ticket));
-        json.append(",\"s\":").append(std::to_string(r.shop)).append(",\"w\":\"");
-        if (!r.word.empty() && r.word[0] == '\x01') {
-            json.append("\\u0001").append(r.word, 1);  // a list row's key
-        } else {
-            json.append(r.word);
-        }
-        json.append("\"");
-        if (!r.known.empty()) {
-            json.append(",\"k\":\"").append(r.known).append("\"");
-        }
-        json.append("}");
+        json.append(",\"s\":").append(std::to_string(r.shop));
+        json.append(",\"w\":\"").append(r.word).append("\"}");
     }
     return json.append("]");
 }
@@ -152,8 +130,8 @@ IndexedBatch index_comment_batch(Db& db, unsigned batch) {
         return done;
     }
     std::vector<QueuedComment> comments = read_comments(db, claimed.comments_json);
-    const std::map<std::uint64_t, std::string> known = read_tickets(db, comments);
-    const std::vector<CommentWordRow> rows = plan_comment_words(comments, known);
+    read_shops(db, comments);
+    const std::vector<CommentWordRow> rows = plan_comment_words(comments);
     if (!rows.empty()) {
         db.run(bound<Stmt::comment_words_add>(comment_word_rows_json(rows)),
                [&](sql::PreparedStatement& st) { st.executeUpdate(); });

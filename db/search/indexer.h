@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -35,22 +34,19 @@ struct QueuedComment {
     std::string text;
 };
 
-// One ticket_words row as comment_words_add writes it: a word, or (known non-empty) the
-// ticket's new list row, word "\x01<comment id>" (sql/016).
+// One ticket_words row as comment_words_add writes it: a comment word of a ticket.
 struct CommentWordRow {
     std::uint64_t ticket = 0;
     std::uint64_t shop = 0;
     std::string word;
-    std::string known;
 };
 
-// The rows a batch writes (pure): for each ticket, the words of its comments in the batch
-// missing from its list of known words (`known`, by ticket: the list as ticket_known_words
-// reads it), and one list row of them keyed by the ticket's last comment in the batch when the
-// list has room (common/words.h, known_addition). Sorted by (ticket, word): the primary key's
-// order, so two batches that share a ticket lock its rows in the same order.
-std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>& comments,
-                                               const std::map<std::uint64_t, std::string>& known);
+// The rows a batch writes (pure): each ticket's distinct words over its comments in the batch,
+// sorted by (ticket, word), the primary key's order, so that two batches that share a ticket
+// lock its rows in the same order. Words the ticket has already are among them: the upsert
+// finds them in the primary key it visits anyway, cheaper than a statement a ticket that reads
+// which ones it has (docs/performance.md, "Search indexer").
+std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>& comments);
 
 // The JSON array comment_words_add binds (words hold only letters, marks and digits).
 std::string comment_word_rows_json(const std::vector<CommentWordRow>& rows);

@@ -23,17 +23,13 @@ class WordRows {
   public:
     explicit WordRows(sql::PreparedStatement& insert) : insert_(insert) {}
 
-    void add(std::uint64_t owner, std::uint64_t shop, std::string_view word, int in_comments,
-             const std::string* known = nullptr) {
+    void add(std::uint64_t owner, std::uint64_t shop, std::string_view word, int in_comments) {
         json_.append(json_.empty() ? "[" : ",");
         json_.append("{\"t\":").append(std::to_string(owner));
         json_.append(",\"s\":").append(std::to_string(shop));
         json_.append(",\"w\":\"").append(word).append("\"");
         if (in_comments >= 0) {
             json_.append(",\"c\":").append(std::to_string(in_comments));
-        }
-        if (known != nullptr) {
-            json_.append(",\"k\":\"").append(*known).append("\"");
         }
         json_.append("}");
         if (json_.size() > kRowsBytes) {
@@ -58,12 +54,12 @@ class WordRows {
 };
 
 constexpr const char* kTicketRowsUpsert =
-    "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, known_words) "
-    "SELECT j.t, j.w, j.s, j.c, j.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("
+    "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "
+    "SELECT j.t, j.w, j.s, j.c FROM JSON_TABLE(?, '$[*]' COLUMNS ("
     "t BIGINT UNSIGNED PATH '$.t', s INT UNSIGNED PATH '$.s', "
     "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w', "
-    "c TINYINT PATH '$.c', k VARBINARY(2048) PATH '$.k')) j "
-    "ON DUPLICATE KEY UPDATE in_comments = VALUES(in_comments), known_words = VALUES(known_words)";
+    "c TINYINT PATH '$.c')) j "
+    "ON DUPLICATE KEY UPDATE in_comments = VALUES(in_comments)";
 constexpr const char* kCustomerRowsInsert =
     "INSERT INTO customer_words (customer_id, word, shop_id) "
     "SELECT j.t, j.w, j.s FROM JSON_TABLE(?, '$[*]' COLUMNS ("
@@ -120,8 +116,8 @@ class TicketBatches {
           stored_(prepare(db,
                           "SELECT conversation_id, word, in_comments FROM ticket_words "
                           "WHERE conversation_id BETWEEN ? AND ? AND word >= '0'")),
-          // sql/016's lists (word '' and "\x01<comment id>", all below '0') hold words of the
-          // old rule: they go, and one list of the new words is written.
+          // sql/016's lists (word '' and "\x01<comment id>", all below '0'): nothing reads them
+          // since the indexer (sql/023) writes every word of a batch; they go.
           clear_lists_(prepare(db,
                                "DELETE FROM ticket_words WHERE conversation_id BETWEEN ? AND ? "
                                "AND word < '0'")),
@@ -232,10 +228,6 @@ class TicketBatches {
                 drop_->setString(2, row.first);
                 drop_->executeUpdate();
             }
-        }
-        const std::optional<std::string> known = words::known_addition("", t.comments);
-        if (!t.comments.empty() && known) {
-            rows.add(t.id, t.shop, "", 1, &*known);
         }
     }
 

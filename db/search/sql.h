@@ -301,24 +301,20 @@ namespace sql_text {
     S(comment_words_texts, (Text),                                                                 \
       "SELECT m.id, m.conversation_id, m.text FROM " SUPPORTCRM_JSON_IDS("?") " j "               \
       "JOIN messages m ON m.id = j.id ORDER BY m.conversation_id, m.id LOCK IN SHARE MODE")        \
-    /* A ticket's shop and list of known comment words (sql/016: its list rows, all below '0'), */ \
-    /* read without a lock. One ticket a statement: a range of the words' primary key (a join */   \
-    /* with the batch's ids reads every word row of each ticket). */                               \
-    S(ticket_known_words, (Id, Id),                                                                \
-      "SELECT c.shop_id, (SELECT GROUP_CONCAT(k.known_words SEPARATOR ' ') FROM ticket_words k "   \
-      "WHERE k.conversation_id = ? AND k.word < '0') FROM conversations c WHERE c.id = ?")          \
+    /* The shops of the batch's tickets (a JSON array of ids), without a lock: a ticket's shop */ \
+    /* never changes. */                                                                           \
+    S(comment_words_shops, (Text),                                                                 \
+      "SELECT c.id, c.shop_id FROM " SUPPORTCRM_JSON_IDS("?") " j "                               \
+      "STRAIGHT_JOIN conversations c ON c.id = j.id")                                              \
     /* The batch's words, sorted by key, as one JSON array of {"t": ticket, "s": shop, "w": */     \
-    /* word} objects, a ticket's new list row {"t", "s", "w": "\x01<comment id>", "k": words} */   \
-    /* among them. A word the ticket has already is marked as a comment's (it stays when the */   \
+    /* word} objects. A word the ticket has already is marked as a comment's (it stays when the */ \
     /* name changes). Re-run, it writes the same rows: the words are a set. */                     \
     S(comment_words_add, (Text),                                                                   \
-      "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, known_words) "       \
-      "SELECT q.t, q.w, q.s, 1, q.k FROM JSON_TABLE(?, '$[*]' COLUMNS ("                           \
+      "INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments) "                   \
+      "SELECT q.t, q.w, q.s, 1 FROM JSON_TABLE(?, '$[*]' COLUMNS ("                                \
       "t BIGINT UNSIGNED PATH '$.t', s INT UNSIGNED PATH '$.s', "                                  \
-      "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w', "                       \
-      "k VARBINARY(2048) PATH '$.k')) q "                                                          \
-      "ON DUPLICATE KEY UPDATE in_comments = 1, known_words = VALUES(known_words), "               \
-      "shop_id = VALUES(shop_id)")                                                                 \
+      "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w')) q "                    \
+      "ON DUPLICATE KEY UPDATE in_comments = 1, shop_id = VALUES(shop_id)")                        \
     /* The claimed entries go with the words they stood for (ids: a JSON array). */               \
     S(comment_words_done, (Text),                                                                  \
       "DELETE p FROM " SUPPORTCRM_JSON_IDS("?") " j JOIN comment_words_pending p ON p.id = j.id")  \

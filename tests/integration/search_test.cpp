@@ -569,51 +569,12 @@ TEST(Search, ACommentAddsTheWordsItsTicketLacksAndKeepsTheOthers) {
     EXPECT_EQ(tickets_q(w.shop, "only"), List{});
 }
 
-// Every word starts with a letter or digit (>= '0'); the ticket's list rows have keys below
-// that: sql/016's '' and a comment's "\x01<comment id>" (db/search/sql.h).
+// Every word starts with a letter or digit (>= '0'); sql/016's list rows of a ticket had keys
+// below that ('' and "\x01<comment id>"). Nothing writes them since the indexer (sql/023).
 constexpr const char* kListRows = "FROM ticket_words WHERE conversation_id = ? AND word < '0'";
 
-// Splits at spaces, empty parts skipped.
-std::vector<std::string> split_list(const std::string& list) {
-    std::vector<std::string> out;
-    std::string word;
-    for (char c : list + " ") {
-        if (c != ' ') {
-            word.push_back(c);
-        } else if (!word.empty()) {
-            out.push_back(std::move(word));
-            word.clear();
-        }
-    }
-    return out;
-}
-
-// The ticket's list of comment words known to have their rows (all its list rows, as
-// message_insert reads them), split at spaces; empty when it has none.
-std::vector<std::string> known_words(it::Db& db, const std::string& ticket) {
-    return split_list(
-        db.scalar(std::string("SELECT GROUP_CONCAT(known_words SEPARATOR ' ') ") + kListRows,
-                  {ticket})
-            .value_or(""));
-}
-
-// What makes skipping a listed word safe: every word of the list has its comment row, none is
-// listed twice (each was new to the list when a comment listed it), and the list is within its
-// size limit (common/words.h, kKnownBytes: 1,024).
-void expect_known_words_have_rows(it::Db& db, const std::string& ticket) {
-    std::vector<std::string> known = known_words(db, ticket);
-    std::size_t bytes = 0;
-    for (std::size_t i = 0; i < known.size(); ++i) {
-        bytes += known[i].size() + (i > 0 ? 1 : 0);
-        EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? "
-                           "AND word = ? AND in_comments = 1",
-                           {ticket, known[i]}),
-                  1)
-            << known[i];
-    }
-    EXPECT_LE(bytes, 1024u);
-    std::sort(known.begin(), known.end());
-    EXPECT_EQ(std::adjacent_find(known.begin(), known.end()), known.end()) << "listed twice";
+int64_t list_rows(it::Db& db, const std::string& ticket) {
+    return db.count(std::string("SELECT COUNT(*) ") + kListRows, {ticket});
 }
 
 // Comment n's k-th word (n, k < 26), unique to the test run: letters and digits only.
@@ -621,13 +582,12 @@ std::string nth_word(const std::string& tag, int n, int k) {
     return tag + static_cast<char>('a' + n) + static_cast<char>('a' + k);
 }
 
-// A comment writes only the words its ticket's list lacks (sql/016); past the list's size limit
-// the list stays as it is and every other word is written each time: no word of an old or a new
-// comment is ever missed, none is written twice.
-TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
+// Each word of a ticket once, however many of its comments repeat it: a comment's words the
+// ticket has already are found by the indexer's upsert, not written again; none is missed.
+TEST(Search, EveryCommentsWordsAreWrittenOnceAndFound) {
     const World w = it::tickets::make_world();
-    const std::string tag = it::unique_word("kw");  // ~20 characters: 12 words a comment fill the
-    const std::string t = it::tickets::create_ticket_id(w);  // 1,024 bytes after ~4 comments
+    const std::string tag = it::unique_word("kw");
+    const std::string t = it::tickets::create_ticket_id(w);
     const auto text = [&](int n) {
         std::string out = "shared" + tag;  // a word every comment repeats
         for (int k = 0; k < 12; ++k) {
@@ -642,72 +602,25 @@ TEST(Search, EveryCommentsWordsAreFoundBeforeAndPastTheKnownListsLimit) {
         "AND in_comments = 1";
     for (int n = 0; n < kComments; ++n) {
         add_indexed_comment(w.shop, t, it::object({{"text", text(n)}, {"isFromShop", n % 2 == 1}}));
-        if (n == 0) {
-            EXPECT_EQ(known_words(db, t).size(), 13u) << "the first comment's words are listed";
-        }
         EXPECT_EQ(db.count(rows, {t}), 1 + 12 * (n + 1)) << "each word once, after comment " << n;
     }
-    EXPECT_LT(known_words(db, t).size(), 12u * kComments) << "the list stopped at its limit";
-    expect_known_words_have_rows(db, t);
-    for (int n : {0, 1, 7, 8, 12, kComments - 1}) {  // listed, around the limit, past it
+    EXPECT_EQ(list_rows(db, t), 0) << "no list of known words";
+    for (int n : {0, 1, 7, 8, 12, kComments - 1}) {
         for (int k : {0, 11}) {
             EXPECT_EQ(tickets_q(w.shop, nth_word(tag, n, k)), List{t}) << n << " " << k;
         }
     }
-    // Past the limit: a comment of listed, unlisted and new words.
+    // A comment of old words, one of them in another case, and one new word.
     add_indexed_comment(
         w.shop, t,
         it::object({{"text", nth_word(tag, 0, 5) + " " + nth_word(tag, kComments - 1, 5) + " " +
                                  nth_word(tag, 25, 25) + " " + "SHARED" + tag}}));
     EXPECT_EQ(db.count(rows, {t}), 1 + 12 * kComments + 1) << "only the new word was added";
     EXPECT_EQ(tickets_q(w.shop, nth_word(tag, 25, 25) + " shared" + tag), List{t});
-    expect_known_words_have_rows(db, t);
 }
 
-// A comment that brings new words lists them in a list row of its own, keyed by the comment;
-// the rows of earlier comments stay as they are (a ticket's whole list rewritten on every such
-// comment cost the server more than the words themselves: docs/performance.md, "Known word
-// lists").
-TEST(Search, ACommentListsOnlyItsNewWordsInARowOfItsOwn) {
-    const World w = it::tickets::make_world();
-    const std::string tag = it::unique_word("lr");
-    const std::string t = it::tickets::create_ticket_id(w);
-    const auto word = [&](const char* w) { return w + tag; };
-    const std::string first =
-        add_indexed_comment(w.shop, t,
-                            it::object({{"text", word("ccc") + " " + word("aaa") + " " +
-                                                     word("bbb") + " " + word("aaa")}}))["id"]
-            .asString();
-    const std::string second =
-        add_indexed_comment(
-            w.shop, t,
-            it::object({{"text", word("bbb") + " " + word("eee") + " " + word("ddd")},
-                        {"isFromShop", false}}))["id"]
-            .asString();
-    add_indexed_comment(w.shop, t, it::object({{"text", word("CCC") + " " + word("Eee")}}));
-    it::Db db;
-    EXPECT_EQ(db.count(std::string("SELECT COUNT(*) ") + kListRows, {t}), 2)
-        << "the third comment had no new word: no list row, no word statement";
-    const auto row_of = [&](const std::string& comment) {
-        return db
-            .scalar(std::string("SELECT known_words ") + kListRows +
-                        " AND word = CONCAT(CHAR(1 USING utf8mb4), ?)",
-                    {t, comment})
-            .value_or("(none)");
-    };
-    EXPECT_EQ(row_of(first), word("aaa") + " " + word("bbb") + " " + word("ccc"));
-    EXPECT_EQ(row_of(second), word("ddd") + " " + word("eee")) << "only the words new to it";
-    EXPECT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? "
-                       "AND word >= '0' AND in_comments = 1",
-                       {t}),
-              5);
-    expect_known_words_have_rows(db, t);
-    EXPECT_EQ(tickets_q(w.shop, word("aaa") + " " + word("eee")), List{t});
-}
-
-// Comments on one ticket at the same time: each reads the list under the ticket's row lock
-// (conversation_touch), so none skips a word another one's list holds but has not committed;
-// no word is lost, none is doubled.
+// Comments on one ticket at the same time, indexed in one batch or in several: no word is lost,
+// none is doubled.
 TEST(Search, ConcurrentCommentsOnOneTicketLoseNoWord) {
     const World w = it::tickets::make_world();
     const std::string tag = it::unique_word("cc");
@@ -738,7 +651,6 @@ TEST(Search, ConcurrentCommentsOnOneTicketLoseNoWord) {
                        "AND word >= '0' AND in_comments = 1",
                        {t}),
               1 + kWriters * kCommentsEach * 2);
-    expect_known_words_have_rows(db, t);
     for (int i = 0; i < kWriters; ++i) {
         for (int k = 0; k < 2 * kCommentsEach; ++k) {
             EXPECT_EQ(tickets_q(w.shop, nth_word(tag, i, k) + " both" + tag), List{t}) << i << k;
@@ -893,8 +805,11 @@ TEST(Search, AnErasureLeavesNoWordOfTheCustomer) {
     ASSERT_EQ(tickets_q(w.shop, word), List{t});
     ASSERT_EQ(customers_q(w.shop, "ann lee").size(), 1u);
     it::Db db;
-    ASSERT_EQ(known_words(db, t), std::vector<std::string>{word + "comment"})
-        << "the comment's word is listed";
+    ASSERT_EQ(db.count("SELECT COUNT(*) FROM ticket_words WHERE conversation_id = ? AND word = ? "
+                       "AND in_comments = 1",
+                       {t, word + "comment"}),
+              1)
+        << "the comment's word is there";
 
     const HttpResponse r = it::http("DELETE", "/api/v1/customers/" + std::to_string(w.customer_id),
                                     it::key_header(eraser));
@@ -988,6 +903,12 @@ TEST(Search, TheReindexRewritesWordsStoredByTheOldRule) {
                          {t, std::to_string(w.shop.id), t, word, std::to_string(w.shop.id), t,
                           std::to_string(w.shop.id), t, std::to_string(w.shop.id)}),
               0);
+    // sql/016's list rows, as a ticket from before the indexer has them.
+    ASSERT_EQ(db.execute("INSERT INTO ticket_words (conversation_id, word, shop_id, in_comments, "
+                         "known_words) VALUES (?, '', ?, 1, 'cole'), "
+                         "(?, CONCAT(CHAR(1 USING utf8mb4), '7'), ?, 1, '\ufb01nance')",
+                         {t, std::to_string(w.shop.id), t, std::to_string(w.shop.id)}),
+              0);
     ASSERT_EQ(db.execute("UPDATE customer_words SET word = 'straße' WHERE customer_id = ? "
                          "AND word = 'strasse'",
                          {c}),
@@ -1014,9 +935,7 @@ TEST(Search, TheReindexRewritesWordsStoredByTheOldRule) {
                        {t}),
               0)
         << "the old rule's words are gone";
-    EXPECT_EQ(sorted(known_words(db, t)), (List{"finance", "\u00e9cole"}))
-        << "the comments' words are listed again";
-    expect_known_words_have_rows(db, t);
+    EXPECT_EQ(list_rows(db, t), 0) << "sql/016's list rows of the old rule are gone";
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM search_reindex WHERE finished_at IS NULL"), 0);
     const Json::Value again = it::admin({"migrate"});
     EXPECT_EQ(again["reindexed"]["tickets"].asUInt64(), 0u) << "finished: nothing to do";

@@ -176,49 +176,6 @@ TEST(Words, DistinctAndQuery) {
     EXPECT_EQ(words::json_array({}), "[]");
 }
 
-// A ticket's list of words known to have their rows (its list rows, joined in any order): a
-// comment writes exactly the words the list lacks (never fewer: no hashing), and lists them in
-// a row of its own until the whole list would pass kKnownBytes.
-TEST(Words, KnownListsLeaveOutExactlyTheirWords) {
-    EXPECT_EQ(words::missing_from("", {"abc", "def"}), (Words{"abc", "def"}));
-    EXPECT_EQ(words::missing_from("abc def", {"abc", "def"}), Words{});
-    EXPECT_EQ(words::missing_from("abc def", {"abcd", "de", "deff", "zzz", "bc", "ef"}),
-              (Words{"abcd", "de", "deff", "zzz", "bc", "ef"}))
-        << "a word that starts, ends or extends a known one is another word";
-    EXPECT_EQ(words::missing_from("bbb ddd", {"aaa", "bbb", "ccc", "ddd", "eee"}),
-              (Words{"aaa", "ccc", "eee"}));
-    EXPECT_EQ(words::missing_from("  bbb  ddd ", {"bbb", "ddd"}), Words{}) << "stray spaces";
-    EXPECT_EQ(words::missing_from("zzz aaa mmm abc", {"aaa", "abc", "mmm", "zzz"}), Words{})
-        << "list rows joined: in no order";
-    EXPECT_EQ(words::missing_from("xabc abcx abc", {"abc"}), Words{}) << "found after near misses";
-    EXPECT_EQ(words::missing_from("xabc abcx", {"abc"}), Words{"abc"});
-    const Words sorted = words::distinct({"Zoë zoe ärger apfel 中文字 ΟΔΟΣ"});
-    EXPECT_EQ(words::missing_from(*words::known_addition("", sorted), sorted), Words{})
-        << "beyond ASCII";
-    EXPECT_EQ(words::missing_from("zoe " + *words::known_addition("zoe", {"Zoë"}), {"zoë"}),
-              Words{"zoë"})
-        << "byte for byte: the list holds folded words only";
-
-    EXPECT_EQ(words::known_addition("", {"abc", "def"}), "abc def");
-    EXPECT_EQ(words::known_addition("bbb ddd", {"aaa", "ccc", "eee"}), "aaa ccc eee")
-        << "only the new words: the list's other rows stay as they are";
-
-    std::string full;  // 3-digit words with room left for one more word
-    for (int i = 100; full.size() + 20 <= words::kKnownBytes; ++i) {
-        full += (full.empty() ? "" : " ") + std::to_string(i);
-    }
-    const std::size_t room = words::kKnownBytes - full.size() - 1;  // after the space
-    EXPECT_EQ(words::known_addition(full, {std::string(room + 1, 'z')}), std::nullopt)
-        << "one byte over the size limit";
-    EXPECT_EQ(words::known_addition(full, {std::string(room / 2, 'y'), std::string(room / 2, 'z')}),
-              std::nullopt)
-        << "two words: their space counts";
-    const std::optional<std::string> to_the_byte =
-        words::known_addition(full, {std::string(room, 'z')});
-    ASSERT_TRUE(to_the_byte);
-    EXPECT_EQ(full.size() + 1 + to_the_byte->size(), words::kKnownBytes);
-}
-
 TEST(ListQuery, TicketFiltersOfE10) {
     auto parse = [](const char* q) { return parse_tickets_query(QueryParams(q)); };
     TicketsQuery ok = parse(
