@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -50,13 +51,15 @@ std::vector<QueuedComment> read_comments(Db& db, const std::string& ids_json) {
 // Each comment's shop, its ticket's, read for the whole batch in one statement (a plain read:
 // a ticket's shop never changes). A comment with no text (scrubbed by an erasure) needs none.
 void read_shops(Db& db, std::vector<QueuedComment>& comments) {
-    std::string tickets_json;
-    std::uint64_t last = 0;
-    for (const QueuedComment& c : comments) {  // sorted by ticket (comment_words_texts)
-        if (!c.text.empty() && c.ticket != last) {
-            append_id(tickets_json, c.ticket);
-            last = c.ticket;
+    std::set<std::uint64_t> tickets;
+    for (const QueuedComment& c : comments) {
+        if (!c.text.empty()) {
+            tickets.insert(c.ticket);
         }
+    }
+    std::string tickets_json;
+    for (std::uint64_t t : tickets) {
+        append_id(tickets_json, t);
     }
     if (tickets_json.empty()) {
         return;

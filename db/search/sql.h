@@ -297,10 +297,11 @@ namespace sql_text {
     /* lock: an erasure that scrubs one (db/erasure_sql.h) waits for the batch, which then has */  \
     /* the words deleted with the others, or the batch reads the scrubbed text (''), which has */  \
     /* none. A comment gone (no row) has nothing to index. Only the comments are locked: a */      \
-    /* ticket row lock would hold the ticket's next comment (its touch) for the batch. */          \
+    /* ticket row lock would hold the ticket's next comment (its touch) for the batch. No */      \
+    /* ORDER BY: sorting the join's rows, texts and all, took a temporary table on disk. */        \
     S(comment_words_texts, (Text),                                                                 \
       "SELECT m.id, m.conversation_id, m.text FROM " SUPPORTCRM_JSON_IDS("?") " j "               \
-      "JOIN messages m ON m.id = j.id ORDER BY m.conversation_id, m.id LOCK IN SHARE MODE")        \
+      "STRAIGHT_JOIN messages m ON m.id = j.id LOCK IN SHARE MODE")                                \
     /* The shops of the batch's tickets (a JSON array of ids), without a lock: a ticket's shop */ \
     /* never changes. */                                                                           \
     S(comment_words_shops, (Text),                                                                 \
