@@ -72,6 +72,11 @@ class Stack:
                                       **names, "worker_mem": worker_mem,
                                       **{k: str(v) for k, v in fields.items()}}))
 
+    def lag(self, row, lags_ms, errors=0):
+        self.lines.append(json.dumps({"record": "lag", "row": row, "samples": str(len(lags_ms)),
+                                      "errors": str(errors),
+                                      "lags_ms": " ".join(str(x) for x in lags_ms)}))
+
     def probe(self, row, codes, seconds):
         self.lines.append(json.dumps({"record": "probe", "row": row, "codes": codes,
                                       "seconds": seconds}))
@@ -300,6 +305,27 @@ class WholeReport(StackTest):
         self.assertEqual(status, report.EXIT_FAILED_RUN)
         self.assertIn(f"see {self.stack.path}/wrk/\n", text)
         self.assertIn("| 1 | R1 | 0.85× | ≥ 0.85× R1 | PASS | FAIL (errors) |", text)
+
+    def test_search_lag_nearest_ranks_and_target(self):
+        self.stack.lag("S5-sustained", [float(x) for x in range(200, 0, -1)])  # 1..200 ms
+        text, status = report.report(self.full_run())
+        self.assertEqual(status, report.EXIT_MET)
+        self.assertIn("| S5-sustained | 200 | 100.0 | 198.0 | 200.0 | 0 | p99 ≤ 1000 ms | PASS |",
+                      text)
+        one = report.lag_figures({"row": "x", "errors": "0", "lags_ms": "7.25"})
+        self.assertEqual((one.p50_ms, one.p99_ms, one.max_ms), ("7.2", "7.2", "7.2"))
+
+    def test_search_lag_over_a_second_misses_and_errors_fail_the_run(self):
+        self.stack.lag("S5-sustained", [5.0] * 98 + [1000.1, 3000.0])
+        text, status = report.report(self.full_run())
+        self.assertEqual(status, report.EXIT_MISSED)
+        self.assertIn("| S5-sustained | 100 | 5.0 | 1000.1 | 3000.0 | 0 | p99 ≤ 1000 ms | FAIL |",
+                      text)
+        self.stack.lag("S5-sustained", [5.0], errors=2)
+        _, status = report.report(self.stack.records())
+        self.assertEqual(status, report.EXIT_FAILED_RUN)
+        with self.assertRaises(report.ReportError):
+            report.lag_figures({"row": "x", "errors": "0", "lags_ms": ""})
 
     def test_main_writes_the_file_and_prints_it(self):
         self.full_run()
