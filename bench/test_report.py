@@ -306,6 +306,16 @@ class WholeReport(StackTest):
         self.assertIn(f"see {self.stack.path}/wrk/\n", text)
         self.assertIn("| 1 | R1 | 0.85× | ≥ 0.85× R1 | PASS | FAIL (errors) |", text)
 
+    def test_patch_rows_are_scenarios_bounded_by_the_write_rung(self):
+        self.stack.measure("P1", 1, bench(1600, "400.0"))
+        self.stack.measure("P3", 1, bench(4000, "1000.0", p50_us=10000, p99_us=40000))
+        text, status = report.report(self.full_run())
+        self.assertEqual(status, report.EXIT_MISSED, "P3's p99 is over 3x its p50")
+        self.assertIn("| P1 | PATCH ticket status | 400 | 10.00 | 20.00 | 0 | R2 | 0.80× "
+                      "| ≥ 0.80× R2 | PASS | PASS |", text)
+        self.assertIn("| P3 | GET ticket, matching If-None-Match (304) | 1000 | 10.00 | 40.00 | 0 "
+                      "| R1 | 1.00× | (none) | FAIL | FAIL |", text)
+
     def test_search_lag_nearest_ranks_and_target(self):
         self.stack.lag("S5-sustained", [float(x) for x in range(200, 0, -1)])  # 1..200 ms
         text, status = report.report(self.full_run())
