@@ -1,5 +1,6 @@
 #include "fcgi/indexer_task.h"
 
+#include <algorithm>
 #include <string>
 
 #include "common/log.h"
@@ -20,7 +21,7 @@ constexpr unsigned kIdlePollMs = 100;
 constexpr unsigned kErrorPauseMs = 1000;
 
 // What /status and /metrics show of the indexer (common/scoreboard.h): the age of the oldest
-// comment the last batch took, when it looked, and the comments indexed in all.
+// comment or customer the last batches took, when it looked, and the comments indexed in all.
 void publish(const search::IndexedBatch& done) {
     Scoreboard* board = Scoreboard::attached();
     if (board == nullptr) {
@@ -35,11 +36,16 @@ void publish(const search::IndexedBatch& done) {
 
 // One batch, run again on a deadlock, a lock wait timeout or a certification conflict (a
 // batch rolled back leaves its queue rows for the next). Whether the queue held a full batch.
+// A batch of customers (sql/024) follows each batch of comments.
 bool one_batch(Db& db) {
-    const search::IndexedBatch done =
+    const search::IndexedBatch comments =
         repeat_if_rolled_back(5, [&] { return search::index_comment_batch(db); });
-    publish(done);
-    return done.entries == search::kIndexBatch;
+    const search::IndexedBatch customers =
+        repeat_if_rolled_back(5, [&] { return search::index_customer_batch(db); });
+    search::IndexedBatch shown = comments;
+    shown.oldest_ms = std::max(comments.oldest_ms, customers.oldest_ms);
+    publish(shown);
+    return comments.entries == search::kIndexBatch || customers.entries == search::kIndexBatch;
 }
 
 }  // namespace

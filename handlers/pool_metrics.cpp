@@ -181,14 +181,15 @@ void search_index_series(std::string& out, Db& db) {
         return;
     }
     family(out, "supportcrm_search_index_lag_seconds", "gauge",
-           "Age of the oldest committed comment whose words are not searchable yet (0: none).");
+           "Age of the oldest committed comment or new customer whose words are not searchable "
+           "yet (0: none).");
     out.append("supportcrm_search_index_lag_seconds ")
         .append(std::to_string(lag.oldest_ms / 1000))
         .append(".")
         .append(std::to_string(1000 + lag.oldest_ms % 1000), 1, 3)
         .append("\n");
     gauge(out, "supportcrm_search_index_queue_depth",
-          "Committed comments waiting for the search indexer now.",
+          "Committed comments and new customers waiting for the search indexer now.",
           static_cast<std::int64_t>(lag.queued));
 }
 

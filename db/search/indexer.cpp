@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -15,7 +16,7 @@ namespace {
 
 struct Claimed {
     std::string entries_json;   // the queue rows' ids
-    std::string comments_json;  // their comments' ids
+    std::string comments_json;  // their comments' (customers') ids
     unsigned entries = 0;
     std::int64_t oldest_ms = -1;
 };
@@ -24,9 +25,11 @@ void append_id(std::string& json, std::uint64_t id) {
     json.append(json.empty() ? "[" : ",").append(std::to_string(id));
 }
 
+// The oldest queue rows of `Claim` (comment_words_claim, customer_words_claim), locked.
+template <Stmt Claim>
 Claimed claim(Db& db, unsigned batch) {
     Claimed c;
-    db.run(bound<Stmt::comment_words_claim>(batch), [&](sql::PreparedStatement& st) {
+    db.run(bound<Claim>(batch), [&](sql::PreparedStatement& st) {
         for (ResultSetPtr rs(st.executeQuery()); rs->next(); ++c.entries) {
             append_id(c.entries_json, rs->getUInt64(1));
             append_id(c.comments_json, rs->getUInt64(2));
@@ -126,7 +129,7 @@ void prepare_indexer_session(Db& db) {
 
 IndexedBatch index_comment_batch(Db& db, unsigned batch) {
     Transaction tx(db);
-    const Claimed claimed = claim(db, batch);
+    const Claimed claimed = claim<Stmt::comment_words_claim>(db, batch);
     IndexedBatch done{claimed.entries, 0, claimed.oldest_ms};
     if (claimed.entries == 0) {
         tx.commit();
@@ -140,6 +143,87 @@ IndexedBatch index_comment_batch(Db& db, unsigned batch) {
                [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     }
     db.run(bound<Stmt::comment_words_done>(claimed.entries_json),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    tx.commit();
+    done.rows = static_cast<unsigned>(rows.size());
+    return done;
+}
+
+namespace {
+
+std::optional<std::string> optional_field(const sql::ResultSet& rs, unsigned column) {
+    return rs.isNull(column) ? std::nullopt : std::optional<std::string>(rs.getString(column));
+}
+
+std::vector<QueuedCustomer> read_customers(Db& db, const std::string& ids_json) {
+    return db.run(bound<Stmt::customer_words_rows>(ids_json), [&](sql::PreparedStatement& st) {
+        std::vector<QueuedCustomer> out;
+        for (ResultSetPtr rs(st.executeQuery()); rs->next();) {
+            QueuedCustomer c;
+            c.customer = rs->getUInt64(1);
+            c.shop = rs->getUInt64(2);
+            c.listed = rs->getBoolean(3);
+            for (unsigned column = 4; column <= 8; ++column) {
+                if (std::optional<std::string> field = optional_field(*rs, column)) {
+                    c.fields.push_back(std::move(*field));
+                }
+            }
+            out.push_back(std::move(c));
+        }
+        return out;
+    });
+}
+
+}  // namespace
+
+std::vector<CustomerWordRow> plan_customer_words(const std::vector<QueuedCustomer>& customers) {
+    std::vector<CustomerWordRow> rows;
+    for (const QueuedCustomer& c : customers) {
+        if (!c.listed) {
+            continue;  // merged or erased: no words
+        }
+        std::vector<std::string_view> texts(c.fields.begin(), c.fields.end());
+        for (std::string& w : words::distinct(texts)) {
+            rows.push_back({c.customer, c.shop, std::move(w)});
+        }
+    }
+    std::sort(rows.begin(), rows.end(), [](const CustomerWordRow& a, const CustomerWordRow& b) {
+        return std::tie(a.customer, a.word) < std::tie(b.customer, b.word);
+    });
+    rows.erase(std::unique(rows.begin(), rows.end(),
+                           [](const CustomerWordRow& a, const CustomerWordRow& b) {
+                               return a.customer == b.customer && a.word == b.word;
+                           }),
+               rows.end());
+    return rows;
+}
+
+std::string customer_word_rows_json(const std::vector<CustomerWordRow>& rows) {
+    std::vector<CommentWordRow> same;
+    same.reserve(rows.size());
+    for (const CustomerWordRow& r : rows) {
+        same.push_back({r.customer, r.shop, r.word});
+    }
+    return comment_word_rows_json(same);
+}
+
+IndexedBatch index_customer_batch(Db& db, unsigned batch) {
+    Transaction tx(db);
+    const Claimed claimed = claim<Stmt::customer_words_claim>(db, batch);
+    IndexedBatch done{claimed.entries, 0, claimed.oldest_ms};
+    if (claimed.entries == 0) {
+        tx.commit();
+        return done;
+    }
+    const std::vector<CustomerWordRow> rows =
+        plan_customer_words(read_customers(db, claimed.comments_json));
+    db.run(bound<Stmt::customer_words_clear_batch>(claimed.comments_json),
+           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    if (!rows.empty()) {
+        db.run(bound<Stmt::customer_words_write>(customer_word_rows_json(rows)),
+               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    }
+    db.run(bound<Stmt::customer_words_done>(claimed.entries_json),
            [&](sql::PreparedStatement& st) { st.executeUpdate(); });
     tx.commit();
     done.rows = static_cast<unsigned>(rows.size());

@@ -51,6 +51,30 @@ std::vector<CommentWordRow> plan_comment_words(const std::vector<QueuedComment>&
 // The JSON array comment_words_add binds (words hold only letters, marks and digits).
 std::string comment_word_rows_json(const std::vector<CommentWordRow>& rows);
 
+// A claimed customer as it is now (customer_words_rows): listed (neither merged nor erased),
+// and its searched fields that are not null (email, phone_number, first_name, last_name,
+// full_name).
+struct QueuedCustomer {
+    std::uint64_t customer = 0;
+    std::uint64_t shop = 0;
+    bool listed = false;
+    std::vector<std::string> fields;
+};
+
+// One customer_words row.
+struct CustomerWordRow {
+    std::uint64_t customer = 0;
+    std::uint64_t shop = 0;
+    std::string word;
+};
+
+// The rows a batch of customers writes (pure): each listed customer's distinct words over its
+// fields, sorted by (customer, word), the primary key's order; none for one merged or erased.
+std::vector<CustomerWordRow> plan_customer_words(const std::vector<QueuedCustomer>& customers);
+
+// The JSON array customer_words_write binds.
+std::string customer_word_rows_json(const std::vector<CustomerWordRow>& rows);
+
 struct IndexedBatch {
     unsigned entries = 0;         // queue rows taken (and deleted)
     unsigned rows = 0;            // word rows written
@@ -61,11 +85,16 @@ struct IndexedBatch {
 // Throws DbError / DbUnavailable; nothing of a failed batch is kept.
 IndexedBatch index_comment_batch(Db& db, unsigned batch = kIndexBatch);
 
+// One batch of queued customers (sql/024) in its own transaction: whatever words their ids
+// have go, the words of their rows as they are now come. As index_comment_batch otherwise.
+IndexedBatch index_customer_batch(Db& db, unsigned batch = kIndexBatch);
+
 // The indexer's connection: READ COMMITTED, so that its reads take no gap locks a comment's
 // queue insert would wait for, and each batch reads what committed before it.
 void prepare_indexer_session(Db& db);
 
-// The indexer's lag now: the age of the oldest queued comment in ms (0: none), and how many.
+// The indexer's lag now: the age of the oldest queued comment or customer in ms (0: none),
+// and how many are queued.
 struct IndexerLag {
     std::int64_t oldest_ms = 0;
     std::uint64_t queued = 0;

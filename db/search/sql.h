@@ -319,12 +319,39 @@ namespace sql_text {
     /* The claimed entries go with the words they stood for (ids: a JSON array). */               \
     S(comment_words_done, (Text),                                                                  \
       "DELETE p FROM " SUPPORTCRM_JSON_IDS("?") " j JOIN comment_words_pending p ON p.id = j.id")  \
-    /* The indexer's lag: the age of the oldest queued comment, in milliseconds (NULL: none), */  \
-    /* and how many are queued. */                                                                 \
+    /* The indexer's lag: the age of the oldest queued comment or customer, in milliseconds */   \
+    /* (NULL: none), and how many are queued. */                                                   \
     S(comment_words_lag, (),                                                                       \
-      "SELECT (SELECT TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "                     \
-      "FROM comment_words_pending ORDER BY id LIMIT 1), "                                          \
-      "(SELECT COUNT(*) FROM comment_words_pending)")                                              \
+      "SELECT GREATEST(COALESCE((SELECT TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "   \
+      "FROM comment_words_pending ORDER BY id LIMIT 1), -1), "                                     \
+      "COALESCE((SELECT TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "                   \
+      "FROM customer_words_pending ORDER BY id LIMIT 1), -1)), "                                   \
+      "(SELECT COUNT(*) FROM comment_words_pending) + "                                            \
+      "(SELECT COUNT(*) FROM customer_words_pending)")                                             \
+    /* New customers (sql/024), as comment_words_claim. */                                         \
+    S(customer_words_claim, (UInt),                                                                \
+      "SELECT id, customer_id, TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "            \
+      "FROM customer_words_pending ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED")                    \
+    /* The claimed customers as they are now, under a shared lock (a PATCH, a merge or an */     \
+    /* erasure of one waits for the batch, or the batch for it): listed (neither merged nor */    \
+    /* erased) and the searched fields. A customer gone (no row) has no words to write. */        \
+    S(customer_words_rows, (Text),                                                                 \
+      "SELECT c.id, c.shop_id, c.merged_into IS NULL AND c.erased_at IS NULL, c.email, "           \
+      "c.phone_number, c.first_name, c.last_name, c.full_name FROM " SUPPORTCRM_JSON_IDS("?")     \
+      " j STRAIGHT_JOIN customers c ON c.id = j.id LOCK IN SHARE MODE")                            \
+    /* Whatever words the claimed ids have: an earlier record's (issue 43), a batch's before. */  \
+    S(customer_words_clear_batch, (Text),                                                          \
+      "DELETE w FROM " SUPPORTCRM_JSON_IDS("?") " j STRAIGHT_JOIN customer_words w "               \
+      "ON w.customer_id = j.id")                                                                   \
+    /* The batch's words, {"t": customer, "s": shop, "w": word}, sorted by key. */                \
+    S(customer_words_write, (Text),                                                                \
+      "INSERT INTO customer_words (customer_id, word, shop_id) "                                   \
+      "SELECT q.t, q.w, q.s FROM JSON_TABLE(?, '$[*]' COLUMNS ("                                   \
+      "t BIGINT UNSIGNED PATH '$.t', s INT UNSIGNED PATH '$.s', "                                  \
+      "w VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PATH '$.w')) q "                    \
+      "ON DUPLICATE KEY UPDATE shop_id = VALUES(shop_id)")                                         \
+    S(customer_words_done, (Text),                                                                 \
+      "DELETE p FROM " SUPPORTCRM_JSON_IDS("?") " j JOIN customer_words_pending p ON p.id = j.id") \
     S(ticket_words_add_name, (Id, Id, Text),                                                                       \
       "INSERT INTO ticket_words (conversation_id, word, shop_id) "                                 \
       "SELECT ?, q.w, ? FROM " SUPPORTCRM_JSON_WORDS("?") " q "                                    \
@@ -345,8 +372,6 @@ namespace sql_text {
     S(ticket_id_has_words, (Id),                                                                         \
       "SELECT EXISTS (SELECT 1 FROM ticket_words WHERE conversation_id = ?)")                      \
     S(ticket_words_clear, (Id), "DELETE FROM ticket_words WHERE conversation_id = ?")                    \
-    S(customer_id_has_words, (Id),                                                                       \
-      "SELECT EXISTS (SELECT 1 FROM customer_words WHERE customer_id = ?)")                        \
     /* A new name: the words only the old name had go (then the new name's are added). */        \
     S(ticket_words_drop_name, (Id),                                                                      \
       "DELETE FROM ticket_words WHERE conversation_id = ? AND in_comments = 0")                    \

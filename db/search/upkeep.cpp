@@ -54,14 +54,6 @@ void clear_reused_ticket_id(Db& db, std::uint64_t ticket_id) {
     log_reused_id("ticket", ticket_id);
 }
 
-void clear_reused_customer_id(Db& db, std::uint64_t customer_id) {
-    if (!id_has_words<Stmt::customer_id_has_words>(db, customer_id)) {
-        return;
-    }
-    delete_by_id<Stmt::customer_words_clear>(db, customer_id);
-    log_reused_id("customer", customer_id);
-}
-
 // A ticket's name, new (created: there is nothing to drop) or changed: the words only the old
 // name had go, the new name's join.
 void index_ticket_name(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
@@ -90,10 +82,8 @@ void index_ticket_tags(Db& db, std::uint64_t shop_id, std::uint64_t ticket_id,
 
 // The customer's words become those of its searched fields; created: it had none.
 void index_customer(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
-                    const CustomerFields& c, bool created) {
-    if (!created) {
-        delete_by_id<Stmt::customer_words_clear>(db, customer_id);
-    }
+                    const CustomerFields& c) {
+    delete_by_id<Stmt::customer_words_clear>(db, customer_id);
     std::vector<std::string_view> texts;
     for (const auto* field :
          {&c.email, &c.phone_number, &c.first_name, &c.last_name, &c.full_name}) {
@@ -129,10 +119,10 @@ void upkeep(Db& db, const CustomerWrite& w) {
         return;
     }
     if (w.created) {
-        clear_reused_customer_id(db, w.customer_id);
+        return;  // the search indexer's, after the commit (sql/024's trigger queued it)
     }
     if (w.fields) {
-        index_customer(db, w.shop_id, w.customer_id, *w.fields, w.created);
+        index_customer(db, w.shop_id, w.customer_id, *w.fields);
     }
 }
 

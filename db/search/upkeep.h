@@ -5,8 +5,9 @@
 // a CommentWrite or a CustomerWrite — and hands it to upkeep() in the write's own transaction,
 // so the words commit (or roll back) with the text they describe. Handlers never touch the
 // search data. What upkeep() does with a change is its own business: a ticket's name and tags
-// and a customer's fields are written at once; a comment's words are written after its commit
-// by the search indexer (db/search/indexer.h), within E10 v1.3's second.
+// and a changed customer's fields are written at once; a comment's words and a new customer's
+// are written after the commit by the search indexer (db/search/indexer.h, sql/023, sql/024),
+// within E10 v1.3's second.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +38,9 @@ struct CommentWrite {
     std::uint64_t comment_id = 0;
 };
 
-// A customer written: new (created), changed (`fields`: its searched fields as written;
-// nullopt: none of them changed), or merged into another (unlisted: it is no longer listed,
-// its words go).
+// A customer written: new (created: its words are the indexer's), changed (`fields`: its searched
+// fields as written; nullopt: none of them changed), or merged into another (unlisted: it is no
+// longer listed, its words go).
 struct CustomerWrite {
     std::uint64_t shop_id = 0;
     std::uint64_t customer_id = 0;

@@ -1116,21 +1116,31 @@ long busy_worker(const std::string& route, std::chrono::milliseconds timeout) {
     return 0;
 }
 
-void wait_for_search_index() {
-    Db db;
-    const std::optional<std::string> last = db.scalar("SELECT MAX(id) FROM comment_words_pending");
+namespace {
+
+// Waits until the indexer has taken every row of `queue` up to its MAX(id) now.
+void wait_for_queue(Db& db, const std::string& queue) {
+    const std::optional<std::string> last = db.scalar("SELECT MAX(id) FROM " + queue);
     if (!last) {
         return;  // nothing queued
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    while (db.count("SELECT COUNT(*) FROM comment_words_pending WHERE id <= ?", {*last}) > 0) {
+    while (db.count("SELECT COUNT(*) FROM " + queue + " WHERE id <= ?", {*last}) > 0) {
         if (std::chrono::steady_clock::now() > deadline) {
-            ADD_FAILURE() << "the search indexer did not take the queue through id " << *last
+            ADD_FAILURE() << "the search indexer did not take " << queue << " through id " << *last
                           << " within a minute (is the pool's scrm-indexer running?)";
             return;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+}
+
+}  // namespace
+
+void wait_for_search_index() {
+    Db db;
+    wait_for_queue(db, "comment_words_pending");
+    wait_for_queue(db, "customer_words_pending");
 }
 
 }  // namespace it

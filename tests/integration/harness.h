@@ -285,10 +285,11 @@ class Db {
     bool in_transaction_ = false;
 };
 
-// Returns once every comment committed before the call has its words in the search index
-// (E10 v1.3: the pool's search indexer writes them after the commit, db/search/indexer.h): the
-// indexer's queue (sql/023) holds none of them. A condition, not a time: it polls the queue,
-// and fails the test only if the indexer has not caught up after a minute.
+// Returns once every comment and every new customer committed before the call has its words in
+// the search index (E10 v1.3: the pool's search indexer writes them after the commit,
+// db/search/indexer.h): the indexer's queues (sql/023, sql/024) hold none of them. A condition, not
+// a time: it polls the queue, and fails the test only if the indexer has not caught up after a
+// minute.
 void wait_for_search_index();
 
 // Reads `key = value` lines of an INI file (comments with # or ;, [sections] ignored).

@@ -75,6 +75,7 @@ std::vector<std::string> tickets_q(const it::Shop& shop, std::string_view q,
 }
 
 std::vector<std::string> customers_q(const it::Shop& shop, std::string_view q) {
+    it::wait_for_search_index();  // a new customer's words too (sql/024)
     return ids(shop, "/api/v1/customers?q=" + encode(q), "customers");
 }
 
@@ -152,13 +153,17 @@ TEST(Search, TagsRepeatAndAllMustBeThereExactly) {
     EXPECT_TRUE(is_invalid(it::get("/api/v1/tickets?tag", w.shop), "Invalid tag"));
 }
 
-// A customer of `shop` with these names: its id.
+// A customer of `shop` with these names, once its words are in the search index (sql/024):
+// its id.
 std::string named_customer(const it::Shop& shop, const std::string& first,
                            const std::string& last) {
-    return std::to_string(it::create_customer(shop, it::object({{"email", it::unique_email("c")},
-                                                                {"first_name", first},
-                                                                {"last_name", last}}))["id"]
-                              .asInt64());
+    const std::string id =
+        std::to_string(it::create_customer(shop, it::object({{"email", it::unique_email("c")},
+                                                             {"first_name", first},
+                                                             {"last_name", last}}))["id"]
+                           .asInt64());
+    it::wait_for_search_index();
+    return id;
 }
 
 // 3,000 rows of `word` in `table` (ticket_words keyed by conversation_id, customer_words by

@@ -62,3 +62,30 @@ TEST(CommentWordsPlan, TheRowsAreTheJsonTheStatementReads) {
 }
 
 }  // namespace
+
+namespace {
+
+using supportcrm::search::customer_word_rows_json;
+using supportcrm::search::CustomerWordRow;
+using supportcrm::search::plan_customer_words;
+using supportcrm::search::QueuedCustomer;
+
+TEST(CustomerWordsPlan, AListedCustomersFieldsWordsOnceSortedByKey) {
+    const auto rows = plan_customer_words(
+        {{9, 2, true, {"Ann.Lee@Example.com", "Ann", "LEE"}}, {4, 3, true, {"zed"}}});
+    std::vector<std::string> got;
+    for (const CustomerWordRow& r : rows) {
+        got.push_back(std::to_string(r.customer) + ":" + std::to_string(r.shop) + ":" + r.word);
+    }
+    EXPECT_EQ(got, (std::vector<std::string>{"4:3:zed", "9:2:ann", "9:2:com", "9:2:example",
+                                             "9:2:lee"}));
+}
+
+TEST(CustomerWordsPlan, AMergedOrErasedCustomerWritesNone) {
+    EXPECT_TRUE(plan_customer_words({{9, 2, false, {"Ann Lee"}}}).empty());
+    EXPECT_TRUE(plan_customer_words({{9, 2, true, {}}}).empty()) << "no searched field";
+    EXPECT_EQ(customer_word_rows_json(plan_customer_words({{9, 2, true, {"ann"}}})),
+              "[{\"t\":9,\"s\":2,\"w\":\"ann\"}]");
+}
+
+}  // namespace
