@@ -77,8 +77,8 @@ TEST(CustomerWordsPlan, AListedCustomersFieldsWordsOnceSortedByKey) {
     for (const CustomerWordRow& r : rows) {
         got.push_back(std::to_string(r.customer) + ":" + std::to_string(r.shop) + ":" + r.word);
     }
-    EXPECT_EQ(got, (std::vector<std::string>{"4:3:zed", "9:2:ann", "9:2:com", "9:2:example",
-                                             "9:2:lee"}));
+    EXPECT_EQ(
+        got, (std::vector<std::string>{"4:3:zed", "9:2:ann", "9:2:com", "9:2:example", "9:2:lee"}));
 }
 
 TEST(CustomerWordsPlan, AMergedOrErasedCustomerWritesNone) {
