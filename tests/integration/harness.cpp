@@ -75,6 +75,7 @@ const Env& env() {
         r.config = getenv_or_empty("SUPPORTCRM_CONFIG");
         r.fcgi_log = getenv_or_empty("SUPPORTCRM_FCGI_LOG");
         r.second_base_url = getenv_or_empty("SUPPORTCRM_SECOND_BASE_URL");
+        r.second_fcgi_log = getenv_or_empty("SUPPORTCRM_SECOND_FCGI_LOG");
         for (std::string* url : {&r.base_url, &r.second_base_url}) {
             while (!url->empty() && url->back() == '/') {
                 url->pop_back();

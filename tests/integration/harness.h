@@ -40,6 +40,7 @@ struct Env {
     // same database (scripts/test --galera: pool B on another Galera node). When set, it::http
     // and its siblings alternate between the two hosts request by request.
     std::string second_base_url;
+    std::string second_fcgi_log;  // SUPPORTCRM_SECOND_FCGI_LOG: that host's pool's log, when set
 };
 
 // Reads the four variables once; throws naming every missing one.
