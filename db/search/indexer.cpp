@@ -15,11 +15,17 @@ namespace supportcrm::search {
 namespace {
 
 struct Claimed {
+    std::vector<QueueEntry> taken;
     std::string entries_json;   // the queue rows' ids
     std::string comments_json;  // their comments' (customers') ids
     unsigned entries = 0;
     std::int64_t oldest_ms = -1;
 };
+
+template <typename BoundStatement>
+void run_update(Db& db, const BoundStatement& statement) {
+    db.run(statement, [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+}
 
 void append_id(std::string& json, std::uint64_t id) {
     json.append(json.empty() ? "[" : ",").append(std::to_string(id));
@@ -31,8 +37,9 @@ Claimed claim(Db& db, unsigned batch) {
     Claimed c;
     db.run(bound<Claim>(batch), [&](sql::PreparedStatement& st) {
         for (ResultSetPtr rs(st.executeQuery()); rs->next(); ++c.entries) {
-            append_id(c.entries_json, rs->getUInt64(1));
-            append_id(c.comments_json, rs->getUInt64(2));
+            c.taken.push_back({rs->getUInt64(1), rs->getUInt64(2)});
+            append_id(c.entries_json, c.taken.back().entry);
+            append_id(c.comments_json, c.taken.back().subject);
             c.oldest_ms = std::max(c.oldest_ms, rs->getInt64(3));
         }
     });
@@ -139,11 +146,9 @@ IndexedBatch index_comment_batch(Db& db, unsigned batch) {
     read_shops(db, comments);
     const std::vector<CommentWordRow> rows = plan_comment_words(comments);
     if (!rows.empty()) {
-        db.run(bound<Stmt::comment_words_add>(comment_word_rows_json(rows)),
-               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+        run_update(db, bound<Stmt::comment_words_add>(comment_word_rows_json(rows)));
     }
-    db.run(bound<Stmt::comment_words_done>(claimed.entries_json),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    run_update(db, bound<Stmt::comment_words_done>(claimed.entries_json));
     tx.commit();
     done.rows = static_cast<unsigned>(rows.size());
     return done;
@@ -207,6 +212,57 @@ std::string customer_word_rows_json(const std::vector<CustomerWordRow>& rows) {
     return comment_word_rows_json(same);
 }
 
+CustomerSettlement settle_customers(const std::vector<QueueEntry>& claimed,
+                                    const std::vector<std::uint64_t>& read,
+                                    const std::vector<std::uint64_t>& present) {
+    const std::set<std::uint64_t> locked(read.begin(), read.end());
+    const std::set<std::uint64_t> held(present.begin(), present.end());
+    std::set<std::uint64_t> entries;
+    std::set<std::uint64_t> customers;
+    for (const QueueEntry& e : claimed) {
+        if (locked.count(e.subject) != 0 || held.count(e.subject) == 0) {
+            entries.insert(e.entry);
+            customers.insert(e.subject);
+        }
+    }
+    return {{entries.begin(), entries.end()}, {customers.begin(), customers.end()}};
+}
+
+namespace {
+
+std::string ids_json(const std::vector<std::uint64_t>& ids) {
+    std::string json;
+    for (std::uint64_t id : ids) {
+        append_id(json, id);
+    }
+    return json.empty() ? "[]" : json.append("]");
+}
+
+// Of the claimed customers the locking read skipped, those that exist (a writer holds them).
+std::vector<std::uint64_t> skipped_but_present(Db& db, const Claimed& claimed,
+                                               const std::vector<QueuedCustomer>& read) {
+    std::set<std::uint64_t> skipped;
+    for (const QueueEntry& e : claimed.taken) {
+        skipped.insert(e.subject);
+    }
+    for (const QueuedCustomer& c : read) {
+        skipped.erase(c.customer);
+    }
+    std::vector<std::uint64_t> present;
+    if (skipped.empty()) {
+        return present;
+    }
+    const std::vector<std::uint64_t> asked(skipped.begin(), skipped.end());
+    db.run(bound<Stmt::customer_words_present>(ids_json(asked)), [&](sql::PreparedStatement& st) {
+        for (ResultSetPtr rs(st.executeQuery()); rs->next();) {
+            present.push_back(rs->getUInt64(1));
+        }
+    });
+    return present;
+}
+
+}  // namespace
+
 IndexedBatch index_customer_batch(Db& db, unsigned batch) {
     Transaction tx(db);
     const Claimed claimed = claim<Stmt::customer_words_claim>(db, batch);
@@ -215,17 +271,25 @@ IndexedBatch index_customer_batch(Db& db, unsigned batch) {
         tx.commit();
         return done;
     }
-    const std::vector<CustomerWordRow> rows =
-        plan_customer_words(read_customers(db, claimed.comments_json));
-    db.run(bound<Stmt::customer_words_clear_batch>(claimed.comments_json),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
-    if (!rows.empty()) {
-        db.run(bound<Stmt::customer_words_write>(customer_word_rows_json(rows)),
-               [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    const std::vector<QueuedCustomer> read = read_customers(db, claimed.comments_json);
+    std::vector<std::uint64_t> read_ids;
+    for (const QueuedCustomer& c : read) {
+        read_ids.push_back(c.customer);
     }
-    db.run(bound<Stmt::customer_words_done>(claimed.entries_json),
-           [&](sql::PreparedStatement& st) { st.executeUpdate(); });
+    const CustomerSettlement settled =
+        settle_customers(claimed.taken, read_ids, skipped_but_present(db, claimed, read));
+    const std::vector<CustomerWordRow> rows = plan_customer_words(read);
+    if (!settled.customers.empty()) {
+        run_update(db, bound<Stmt::customer_words_clear_batch>(ids_json(settled.customers)));
+    }
+    if (!rows.empty()) {
+        run_update(db, bound<Stmt::customer_words_write>(customer_word_rows_json(rows)));
+    }
+    if (!settled.entries.empty()) {
+        run_update(db, bound<Stmt::customer_words_done>(ids_json(settled.entries)));
+    }
     tx.commit();
+    done.entries = static_cast<unsigned>(settled.entries.size());
     done.rows = static_cast<unsigned>(rows.size());
     return done;
 }

@@ -75,6 +75,23 @@ std::vector<CustomerWordRow> plan_customer_words(const std::vector<QueuedCustome
 // The JSON array customer_words_write binds.
 std::string customer_word_rows_json(const std::vector<CustomerWordRow>& rows);
 
+// A claimed queue row: its id and the customer (or comment) it names.
+struct QueueEntry {
+    std::uint64_t entry = 0;
+    std::uint64_t subject = 0;
+};
+
+// What a customer batch settles (pure): the customers its locking read returned and those that
+// no longer exist, with their queue rows. A customer a writer holds (skipped by the read, yet
+// present) is not settled: its queue rows stay for a later batch, its words are not touched.
+struct CustomerSettlement {
+    std::vector<std::uint64_t> entries;    // queue rows done, ascending
+    std::vector<std::uint64_t> customers;  // ids whose words the batch rewrites, ascending
+};
+CustomerSettlement settle_customers(const std::vector<QueueEntry>& claimed,
+                                    const std::vector<std::uint64_t>& read,
+                                    const std::vector<std::uint64_t>& present);
+
 struct IndexedBatch {
     unsigned entries = 0;         // queue rows taken (and deleted)
     unsigned rows = 0;            // word rows written

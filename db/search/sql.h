@@ -333,12 +333,17 @@ namespace sql_text {
       "SELECT id, customer_id, TIMESTAMPDIFF(MICROSECOND, queued_at, NOW(3)) DIV 1000 "            \
       "FROM customer_words_pending ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED")                    \
     /* The claimed customers as they are now, under a shared lock (a PATCH, a merge or an */     \
-    /* erasure of one waits for the batch, or the batch for it): listed (neither merged nor */    \
-    /* erased) and the searched fields. A customer gone (no row) has no words to write. */        \
+    /* erasure of one waits for the batch): listed (neither merged nor erased) and the searched */ \
+    /* fields. One a writer holds is skipped, not waited for (the batch would hold the others' */  \
+    /* locks meanwhile, and writers would queue behind it): it stays queued for the next batch. */ \
     S(customer_words_rows, (Text),                                                                 \
       "SELECT c.id, c.shop_id, c.merged_into IS NULL AND c.erased_at IS NULL, c.email, "           \
       "c.phone_number, c.first_name, c.last_name, c.full_name FROM " SUPPORTCRM_JSON_IDS("?")     \
-      " j STRAIGHT_JOIN customers c ON c.id = j.id LOCK IN SHARE MODE")                            \
+      " j STRAIGHT_JOIN customers c ON c.id = j.id LOCK IN SHARE MODE SKIP LOCKED")                \
+    /* Which of the claimed customers the read above did not return exist (a plain read): */      \
+    /* those are held by a writer; the rest are gone and have no words to write. */               \
+    S(customer_words_present, (Text),                                                              \
+      "SELECT c.id FROM " SUPPORTCRM_JSON_IDS("?") " j STRAIGHT_JOIN customers c ON c.id = j.id")  \
     /* Whatever words the claimed ids have: an earlier record's (issue 43), a batch's before. */  \
     S(customer_words_clear_batch, (Text),                                                          \
       "DELETE w FROM " SUPPORTCRM_JSON_IDS("?") " j STRAIGHT_JOIN customer_words w "               \

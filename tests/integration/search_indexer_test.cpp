@@ -8,6 +8,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness.h"
@@ -201,6 +202,51 @@ TEST(SearchIndexer, AnErasureWinsOverACustomerStillQueued) {
     EXPECT_EQ(customer_ids(shop, name), std::vector<std::string>{});
     it::Db db;
     EXPECT_EQ(db.count("SELECT COUNT(*) FROM customer_words WHERE customer_id = ?", {id}), 0);
+}
+
+// Polls until the customer has no queue row (the indexer took it), up to a minute.
+bool taken_by_indexer(it::Db& db, const std::string& customer) {
+    const auto deadline = Clock::now() + std::chrono::minutes(1);
+    while (db.count("SELECT COUNT(*) FROM customer_words_pending WHERE customer_id = ?",
+                    {customer}) != 0) {
+        if (Clock::now() >= deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
+}
+
+// A customer a writer holds is skipped by the batch, not waited for (a batch waiting would hold
+// its other customers' locks meanwhile, and their writers would wait for it): the rest of the
+// batch is indexed, the held one stays queued until the writer lets go.
+TEST(SearchIndexer, ACustomerAWriterHoldsIsSkippedNotWaitedFor) {
+    if (!it::env().second_base_url.empty()) {
+        GTEST_SKIP() << "host B's indexer (another Galera node) does not see this row lock";
+    }
+    const it::Shop shop = it::make_shop();
+    const std::string held_name = it::unique_word("held"), free_name = it::unique_word("free");
+    auto create = [&](const std::string& name) {
+        return std::to_string(
+            it::create_customer(
+                shop, it::object({{"email", it::unique_email("h")}, {"first_name", name}}))["id"]
+                .asInt64());
+    };
+    it::Db db;
+    auto paused = std::make_optional<PausedIndexer>();  // both queued, for one batch
+    const std::string held = create(held_name), free = create(free_name);
+    it::RowLock lock("SELECT id FROM customers WHERE id = " + held + " FOR UPDATE");
+    paused.reset();
+    ASSERT_TRUE(taken_by_indexer(db, free)) << "the batch went on past the held customer";
+    EXPECT_EQ(customer_ids(shop, free_name), std::vector<std::string>{free});
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM customer_words_pending WHERE customer_id = ?", {held}),
+              1)
+        << "the held one stays queued";
+    EXPECT_EQ(customer_ids(shop, held_name), std::vector<std::string>{});
+    EXPECT_EQ(lock.waiting(), 0) << "nobody waits for the writer";
+    lock.release();
+    it::wait_for_search_index();
+    EXPECT_EQ(customer_ids(shop, held_name), std::vector<std::string>{held});
 }
 
 // /status shows this host's indexer (its last batch's lag, when it ran), /metrics the queue.

@@ -304,6 +304,10 @@ class WriteSafety : public ::testing::Test {
     // KILL QUERY) of the worker's thread, sent as root, has ended it; the answer to the request.
     it::fcgi::Response ticket_with_commit_killed(const it::tickets::World& w,
                                                  const std::string& kill) {
+        // The world's new customer taken by the test stack's indexer first: a batch holds it
+        // under a shared lock until it commits, and held commits would hold it there, with the
+        // ticket's customer_attach waiting behind it, never reaching its COMMIT.
+        it::wait_for_search_index();
         RootSession root;
         CommitsHeld held(root);
         it::fcgi::Connection c = start(new_ticket(w));

@@ -13,6 +13,7 @@ using supportcrm::search::comment_word_rows_json;
 using supportcrm::search::CommentWordRow;
 using supportcrm::search::plan_comment_words;
 using supportcrm::search::QueuedComment;
+using supportcrm::search::settle_customers;
 
 std::vector<std::string> words_of(const std::vector<CommentWordRow>& rows, std::uint64_t ticket) {
     std::vector<std::string> out;
@@ -86,6 +87,27 @@ TEST(CustomerWordsPlan, AMergedOrErasedCustomerWritesNone) {
     EXPECT_TRUE(plan_customer_words({{9, 2, true, {}}}).empty()) << "no searched field";
     EXPECT_EQ(customer_word_rows_json(plan_customer_words({{9, 2, true, {"ann"}}})),
               "[{\"t\":9,\"s\":2,\"w\":\"ann\"}]");
+}
+
+// A customer batch (settle_customers): entries {queue row, customer}; the customers its locking
+// read returned; of the others, those that exist (a writer holds them).
+TEST(CustomerSettlement, ReadAndGoneCustomersAreSettledHeldOnesStayQueued) {
+    const auto s = settle_customers({{10, 7}, {11, 5}, {12, 9}, {13, 8}}, {9, 5}, {8});
+    EXPECT_EQ(s.entries, (std::vector<std::uint64_t>{10, 11, 12})) << "read: 5, 9; gone: 7";
+    EXPECT_EQ(s.customers, (std::vector<std::uint64_t>{5, 7, 9}));
+}
+
+TEST(CustomerSettlement, AllHeldSettlesNothing) {
+    const auto s = settle_customers({{10, 7}, {11, 5}}, {}, {5, 7});
+    EXPECT_TRUE(s.entries.empty());
+    EXPECT_TRUE(s.customers.empty());
+}
+
+TEST(CustomerSettlement, TwoQueueRowsOfOneIdGoTogether) {
+    // An id handed out again after a restore (issue 43) may be queued twice.
+    const auto s = settle_customers({{3, 4}, {6, 4}, {8, 2}}, {4}, {2});
+    EXPECT_EQ(s.entries, (std::vector<std::uint64_t>{3, 6}));
+    EXPECT_EQ(s.customers, (std::vector<std::uint64_t>{4}));
 }
 
 }  // namespace
