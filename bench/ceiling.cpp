@@ -6,7 +6,10 @@
 //
 //   --mode read    one primary-key SELECT of a customer (statement prepared once per worker),
 //                  the id taken from the query string (`?id=N`): the DB-read ceiling
-//   --mode write   one INSERT of a customer (unique email) + COMMIT: the write ceiling
+//   --mode write   one INSERT of a customer row (unique email) + COMMIT: the write ceiling,
+//                  into bench_ceiling_writes (bench/run makes it LIKE customers: the same
+//                  columns and indexes, none of customers' triggers, whose event row and
+//                  search-queue row, and the indexer's words after, are work of the service's)
 //
 // Same process model as supportcrm-fcgi: a master that binds the unix socket and forks
 // --workers workers, each with its own database connection. It does no routing, no
@@ -208,7 +211,7 @@ class Worker {
         } else {
             connection_->setAutoCommit(false);
             statement_.reset(connection_->prepareStatement(
-                "INSERT INTO customers (shop_id, email, email_key, created_at) "
+                "INSERT INTO bench_ceiling_writes (shop_id, email, email_key, created_at) "
                 "VALUES (?, ?, ?, UTC_TIMESTAMP(3)) RETURNING id"));
         }
     }
