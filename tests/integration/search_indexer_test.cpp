@@ -6,7 +6,9 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,21 +40,44 @@ std::vector<std::string> ticket_ids(const it::Shop& shop, const std::string& q) 
     return out;
 }
 
-// Stops (SIGSTOP) the stack's indexer for the scope, and with a second host (Galera) that
-// host's too, which would otherwise take the queue: comments and customers stay queued.
+// Every search indexer alive that a pool's log names ("started search indexer pid=N", whose
+// process is still an indexer: /proc/N/comm is scrm-indexer). With a second host (Galera) both
+// masters may write one log file (scripts/test --galera links host B's to host A's), so the
+// newest line alone may be either host's.
+std::set<long> live_indexer_pids() {
+    std::set<long> pids;
+    const std::string mark = "started search indexer pid=";
+    for (const std::string* path : {&it::env().fcgi_log, &it::env().second_fcgi_log}) {
+        if (path->empty()) {
+            continue;
+        }
+        const std::string log = it::read_file(*path);
+        for (std::size_t at = log.find(mark); at != std::string::npos;
+             at = log.find(mark, at + 1)) {
+            const long pid = std::stol(log.substr(at + mark.size()));
+            std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+            std::string name;
+            if (std::getline(comm, name) && name == "scrm-indexer") {
+                pids.insert(pid);
+            }
+        }
+    }
+    return pids;
+}
+
+// Stops (SIGSTOP) every live indexer of the stack for the scope, with a second host's (Galera),
+// which would otherwise take the queue: comments and customers stay queued.
 class PausedIndexer {
   public:
     PausedIndexer() {
-        for (const std::string* log : {&it::env().fcgi_log, &it::env().second_fcgi_log}) {
-            if (log->empty()) {
-                continue;
-            }
-            const long pid = indexer_pid(*log);
-            EXPECT_GT(pid, 0) << "no 'started search indexer' in " << *log;
-            if (pid > 0 && kill(static_cast<pid_t>(pid), SIGSTOP) == 0) {
+        for (long pid : live_indexer_pids()) {
+            if (kill(static_cast<pid_t>(pid), SIGSTOP) == 0) {
                 pids_.push_back(pid);
             }
         }
+        EXPECT_FALSE(pids_.empty()) << "no live 'started search indexer' in the pool's log";
+        const std::size_t hosts = it::env().second_base_url.empty() ? 1 : 2;
+        EXPECT_EQ(pids_.size(), hosts) << "one indexer a host";
     }
     ~PausedIndexer() {
         for (long pid : pids_) {
