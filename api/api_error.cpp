@@ -77,6 +77,15 @@ Response customer_not_found() {
 Response ticket_not_found() {
     return make(404, "ticket_not_found", "Ticket not found");
 }
+Response file_not_found() {
+    return make(404, "file_not_found", "File not found");
+}
+Response file_rejected(std::string_view name) {
+    return make(422, "file_rejected", "File rejected: " + std::string(name));
+}
+Response invalid_file_link() {
+    return make(403, "forbidden", "Invalid or expired link");
+}
 Response user_not_found() {
     return make(404, "user_not_found", "User not found");
 }

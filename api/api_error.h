@@ -59,8 +59,11 @@ Response customer_exists(std::string_view field, std::uint64_t customer_id);
 // 308 customer_merged "Customer was merged", with Location: /api/v1/customers/<target> and
 // "mergedInto".
 Response customer_merged(std::uint64_t target_id);
-Response customer_erased();  // 410 "Customer was erased"
-Response cursor_expired();   // 410: the changes feed's entries after it may be gone (E11)
+Response customer_erased();                     // 410 "Customer was erased"
+Response file_not_found();                      // 404 (extensions.md §E13)
+Response file_rejected(std::string_view name);  // 422: clamd found `name`
+Response invalid_file_link();                   // 403 forbidden "Invalid or expired link"
+Response cursor_expired();  // 410: the changes feed's entries after it may be gone (E11)
 // What a request naming a customer that was merged (308) or erased (410) is answered; nullopt
 // for a live customer.
 std::optional<Response> customer_gone(const std::optional<std::uint64_t>& merged_into, bool erased);

@@ -7,6 +7,7 @@
 
 #include "api/api_error.h"
 #include "api/auth.h"
+#include "api/files.h"
 #include "api/idempotency.h"
 #include "api/key_rule.h"
 #include "api/rerun_policy.h"
@@ -40,6 +41,15 @@ Response answer(Request& request, Db& db, const RouteMatch& match, std::size_t m
         const bool writes_in_statement =
             request.method != "GET" && (match.key_in_statement || idempotency::applies(request));
         if (std::optional<Response> refused = caller.admit(db, writes_in_statement)) {
+            return std::move(*refused);
+        }
+    }
+    if (match.spooled_body) {
+        // The key's checks answer before the body is taken in (api/key_rule.h).
+        if (!caller.resolve(db)) {
+            return *caller.error();
+        }
+        if (std::optional<Response> refused = files::spool_upload(request)) {
             return std::move(*refused);
         }
     }

@@ -175,5 +175,9 @@ Response export_customer(HandlerContext& ctx);
 Response delete_customer(HandlerContext& ctx);
 Response get_pool_status(HandlerContext& ctx);
 Response get_pool_metrics(HandlerContext& ctx);
+Response upload_file(HandlerContext& ctx);
+Response download_file(HandlerContext& ctx);
+Response get_file_meta(HandlerContext& ctx);
+Response download_signed_file(HandlerContext& ctx);
 
 }  // namespace supportcrm

@@ -102,9 +102,15 @@ Response run_once(Request& request, Caller& caller, Db& db, std::size_t max_body
         }
         return errors::invalid_idempotency_key();
     }
-    const bool too_large = request.load_body(max_body_bytes) == Request::BodyState::too_large;
-    const std::string hash =
-        request_hash(request.method, request.path, too_large ? "" : request.body(), too_large);
+    // An upload binds its query and digest (its bytes are on disk, api/files.h), anything
+    // else its body.
+    const bool too_large = !request.body_identity &&
+                           request.load_body(max_body_bytes) == Request::BodyState::too_large;
+    const std::string hash = request_hash(request.method, request.path,
+                                          request.body_identity ? *request.body_identity
+                                          : too_large           ? ""
+                                                                : request.body(),
+                                          too_large);
     IdempotencyClaim claim;
     {
         Transaction tx(db);

@@ -1,5 +1,6 @@
 #include "api/request.h"
 
+#include <algorithm>
 #include <random>
 
 #include "common/keys.h"
@@ -13,6 +14,13 @@ bool StringBody::read(std::string& out, std::size_t max) {
     }
     out = body_;
     return true;
+}
+
+std::size_t StringBody::read_some(char* buffer, std::size_t size) {
+    const std::size_t n = std::min(size, body_.size() - offset_);
+    body_.copy(buffer, n, offset_);
+    offset_ += n;
+    return n;
 }
 
 Request::BodyState Request::load_body(std::size_t max_bytes) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,8 @@ class BodySource {
     virtual ~BodySource() = default;
     // Appends the body to out; false (and stops reading) once it would exceed max bytes.
     virtual bool read(std::string& out, std::size_t max) = 0;
+    // Up to size bytes of the body into buffer; 0 at its end (an upload, api/files.h).
+    virtual std::size_t read_some(char* buffer, std::size_t size) = 0;
 };
 
 // A body already in memory (tests, and nothing else).
@@ -22,10 +25,14 @@ class StringBody : public BodySource {
   public:
     explicit StringBody(std::string body) : body_(std::move(body)) {}
     bool read(std::string& out, std::size_t max) override;
+    std::size_t read_some(char* buffer, std::size_t size) override;
 
   private:
     std::string body_;
+    std::size_t offset_ = 0;
 };
+
+struct SpooledUpload;  // api/files.h
 
 struct Request {
     std::string method;
@@ -41,6 +48,11 @@ struct Request {
     std::string request_id;  // the client's X-Request-Id when acceptable, else generated
 
     BodySource* body_source = nullptr;
+    // An upload's body, received on disk (api/files.h: spool_upload), instead of body().
+    std::shared_ptr<SpooledUpload> upload;
+    // What an Idempotency-Key binds instead of the body bytes, when set (an upload's query
+    // and digest: extensions.md §E13).
+    std::optional<std::string> body_identity;
 
     enum class BodyState { unread, ok, too_large };
     // Reads the body once (later calls return the cached outcome); body holds it when ok.

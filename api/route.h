@@ -22,6 +22,9 @@ struct RouteMatch {
     // otherwise the key is resolved before the handler runs. Either way the key's checks
     // answer in api/key_rule.h's order.
     bool key_in_statement = false;
+    // The body is an upload: dispatch takes it into a file (api/files.h) once the key is
+    // settled, before the handler and any Idempotency-Key claim.
+    bool spooled_body = false;
     std::string_view path_id;  // the {name} segment (points into the matched path)
     std::string_view id_name;  // its name ("ticketId"); empty for a route without a path id
     std::string allow;         // for method_not_allowed: "GET, POST"

@@ -77,6 +77,27 @@ std::string read_password_file(const std::string& path) {
     return line;
 }
 
+// The signed links' key: the first line of file-link-secret-file, at least 32 characters
+// (debian/postinst writes 64 hex digits).
+std::string read_link_secret(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) {
+        const int err = errno;
+        throw ConfigError("file-link-secret-file: cannot read " + path + ": " +
+                          log::errno_as_user(err));
+    }
+    std::string line;
+    std::getline(in, line);
+    if (!line.empty() && line.back() == '\r') {
+        line.pop_back();
+    }
+    if (line.size() < 32) {
+        throw ConfigError("file-link-secret-file: " + path +
+                          " must hold at least 32 characters on its first line");
+    }
+    return line;
+}
+
 // A unix path, or host:port whose port is a number 1-65535 (host empty: every address).
 void check_listen(const std::string& listen) {
     if (listen.empty()) {
@@ -269,6 +290,27 @@ const Key kKeys[] = {
     SUPPORTCRM_KEY("max-body-bytes", max_body_bytes,
                    "request bodies larger than this are answered 413",
                    require(v != 0, "max-body-bytes: must be at least 1")),
+    SUPPORTCRM_KEY("files-dir", files.dir,
+                   "directory of uploaded files (E13): the bytes under ab/cd/<sha256>, uploads "
+                   "being received under tmp/; shared by every app host of a cluster",
+                   require(!v.empty() && v.front() == '/', "files-dir: must be an absolute path")),
+    SUPPORTCRM_KEY("file-max-bytes", files.max_bytes,
+                   "uploads larger than this are answered 413; nginx's client_max_body_size on "
+                   "the upload location must allow as much",
+                   require(v != 0, "file-max-bytes: must be at least 1")),
+    SUPPORTCRM_KEY("file-url-ttl", files.url_ttl, "seconds a signed file link (url) is valid",
+                   require(v != 0, "file-url-ttl: must be at least 1")),
+    SUPPORTCRM_KEY("public-base-url", files.public_base_url,
+                   "scheme://host[:port] the signed file links start with (never taken from a "
+                   "request's Host); empty: uploads are refused (503) until it is set",
+                   require(v.empty() || v.rfind("http://", 0) == 0 || v.rfind("https://", 0) == 0,
+                           "public-base-url: must start with http:// or https://")),
+    SUPPORTCRM_KEY("file-link-secret-file", files.link_secret_file,
+                   "file whose first line (at least 32 characters) keys the signed file links; "
+                   "replacing it invalidates every link given out"),
+    SUPPORTCRM_KEY("clamd-socket", files.clamd_socket,
+                   "clamd's unix socket: every upload is scanned (INSTREAM) before it is stored; "
+                   "empty: no scan"),
     SUPPORTCRM_KEY_AS(std::string, "log-level", log::level_key(Config{}.log_level),
                       "debug, info, warning or error",
                       require(log::parse_level(v, c.log_level),
@@ -332,6 +374,9 @@ void check_together(Config& c, const po::variables_map& command_line) {
         command_line.count("db-password") && !command_line["db-password"].defaulted();
     if (!c.db_password_file.empty() && !password_flag) {
         c.db.password = read_password_file(c.db_password_file);
+    }
+    if (!c.files.public_base_url.empty()) {
+        c.files.link_secret = read_link_secret(c.files.link_secret_file);
     }
     c.webhooks.changes_retention_days = c.changes.retention_days;
     const WebhookSettings& w = c.webhooks;

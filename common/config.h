@@ -47,6 +47,17 @@ struct ChangesSettings {
     unsigned max_waiting = 0;      // long-polls waiting at once in the pool; 0: workers / 4, >= 1
 };
 
+// Files (extensions.md §E13; common/file_store.h, common/file_links.h).
+struct FileSettings {
+    std::string dir = "/var/lib/supportcrm/files";  // content-addressed bytes, tmp/ uploads
+    std::size_t max_bytes = 26214400;               // an upload's largest body (25 MiB)
+    unsigned url_ttl = 3600;                        // seconds a signed link is valid
+    std::string public_base_url;  // what signed links start with; empty: uploads answer 503
+    std::string link_secret_file = "/etc/supportcrm/file-link-secret";
+    std::string link_secret;   // its first line, read by load_config when public_base_url is set
+    std::string clamd_socket;  // clamd's unix socket: every upload is scanned; empty: none
+};
+
 struct Config {
     std::string config_file;
     std::vector<std::string> config_drop_ins;  // conf.d/*.conf beside config_file, as read
@@ -73,6 +84,7 @@ struct Config {
     DbSettings db;
     std::string db_password_file;
     std::size_t max_body_bytes = 1048576;
+    FileSettings files;
     log::Level log_level = log::Level::info;
     std::string migrations_dir = SUPPORTCRM_MIGRATIONS_DIR;
     WebhookSettings webhooks;

@@ -19,6 +19,7 @@
 #include "db/changes_sql.h"
 #include "db/comment_sql.h"
 #include "db/customer_sql.h"
+#include "db/file_sql.h"
 #include "db/erasure_sql.h"
 #include "db/idempotency_sql.h"
 #include "db/search/sql.h"
@@ -45,7 +46,8 @@ namespace supportcrm {
     SUPPORTCRM_IDEMPOTENCY_STATEMENTS(S, K) \
     SUPPORTCRM_SECRET_STATEMENTS(S, K)    \
     SUPPORTCRM_WEBHOOK_STATEMENTS(S, K)   \
-    SUPPORTCRM_CHANGES_STATEMENTS(S, K)
+    SUPPORTCRM_CHANGES_STATEMENTS(S, K)   \
+    SUPPORTCRM_FILE_STATEMENTS(S, K)
 
 #define SUPPORTCRM_STMT_ENUMERATOR(name, ...) name,
 enum class Stmt : std::uint16_t { SUPPORTCRM_STATEMENTS(SUPPORTCRM_STMT_ENUMERATOR, SUPPORTCRM_STMT_ENUMERATOR) count_ /* not a statement: the number of them */ };

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "api/dispatch.h"
+#include "api/files.h"
 #include "api/idempotency.h"
 #include "api/request.h"
 #include "api/response_writer.h"
@@ -49,6 +50,10 @@ class FcgiBody : public BodySource {
             }
             out.append(buf, static_cast<std::size_t>(n));
         }
+    }
+    std::size_t read_some(char* buffer, std::size_t size) override {
+        const int n = FCGX_GetStr(buffer, static_cast<int>(size), in_);
+        return n > 0 ? static_cast<std::size_t>(n) : 0;
     }
 
   private:
@@ -618,6 +623,7 @@ int run_worker(const WorkerFds& fds, const Config& config, WorkerSlot* slot) {
     SlotWriter board(slot);
     db.set_probe(&board.probe());
     configure_changes_feed(config, board);
+    files::configure(config.files);
     const bool connected = connect_before_serving(db, fds.ready);
     close(fds.ready);
     if (!connected) {

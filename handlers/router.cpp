@@ -28,6 +28,9 @@ struct Route {
     // stream-terminate-timeout for an answer that is long by nature (an export's whole
     // history), so that the short timer of every other route cannot cut it.
     enum Timer { request, stream } timer;
+    // How the body is taken: by the handler (a JSON body, read into memory), or `spooled`, by
+    // dispatch into a file under files-dir before the handler runs (an upload: api/files.h).
+    enum Body { in_memory, spooled } body = in_memory;
 };
 
 // clang-format off
@@ -50,6 +53,12 @@ const Route kRoutes[] = {
     {"POST",  "/api/v1/csat",                       kWrite,  create_survey,        Route::resolved_first, Route::request},
     {"GET",   "/api/v1/csat/export",                kExport, export_csat,          Route::resolved_first, Route::stream},
     {"GET",   "/api/v1/changes",                    kExport, list_changes,         Route::resolved_first, Route::request},
+    // Files (extensions.md §E13): the bytes are sent by nginx (X-Accel-Redirect); the signed
+    // link needs no key, its signature is checked by its handler.
+    {"POST",  "/api/v1/files",                      kWrite,  upload_file,          Route::resolved_first, Route::request, Route::spooled},
+    {"GET",   "/api/v1/files/{fileId}",             kRead,   download_file,        Route::resolved_first, Route::request},
+    {"GET",   "/api/v1/files/{fileId}/meta",        kRead,   get_file_meta,        Route::resolved_first, Route::request},
+    {"GET",   "/files/{fileId}/{filename}",         kNoKey,  download_signed_file, Route::none,           Route::request},
     {"GET",   "/api/v1/openapi.json",               kNoKey,  get_openapi,          Route::none,           Route::request},
     {"GET",   "/healthz",                           kNoKey,  healthz,              Route::none,           Route::request},
     // Load balancers probe with HEAD too; the worker sends GET's headers without the body.
@@ -60,8 +69,8 @@ const Route kRoutes[] = {
 };
 // clang-format on
 
-// Matches path against pattern segment by segment; on success id holds the {name} segment and
-// id_name its name.
+// Matches path against pattern segment by segment; on success id holds the first {name}
+// segment and id_name its name (a later one, the signed link's filename, is its handler's).
 bool matches(std::string_view pattern, std::string_view path, std::string_view& id,
              std::string_view& id_name) {
     while (true) {
@@ -73,8 +82,10 @@ bool matches(std::string_view pattern, std::string_view path, std::string_view& 
             if (s_seg.empty() || s_seg[0] != '/') {
                 return false;
             }
-            id = s_seg.substr(1);
-            id_name = p_seg.substr(2, p_seg.size() - 3);
+            if (id_name.empty()) {
+                id = s_seg.substr(1);
+                id_name = p_seg.substr(2, p_seg.size() - 3);
+            }
         } else if (p_seg != s_seg) {
             return false;
         }
@@ -127,6 +138,7 @@ RouteMatch route(std::string_view method, std::string_view path) {
             m.key_in_statement = r.key == Route::in_statement;
             m.path_id = id;
             m.id_name = id_name;
+            m.spooled_body = r.body == Route::spooled;
             return m;
         }
         m.kind = RouteMatch::Kind::method_not_allowed;

@@ -605,9 +605,27 @@ webhook-poll-ms = 100
 webhook-retry-first-ms = 300
 webhook-retry-max-ms = 1000
 webhook-retry-for = ${SUPPORTCRM_WEBHOOK_RETRY_FOR:-8}
+# Files (extensions.md §E13): this stack's own directory and link secret; links start with
+# SUPPORTCRM_PUBLIC_BASE_URL (devstack: its BASE_URL), else a name the tests replace.
+files-dir = $dir/files
+public-base-url = ${SUPPORTCRM_PUBLIC_BASE_URL:-http://files.supportcrm.test}
+file-link-secret-file = $dir/file-link-secret
+clamd-socket = ${SUPPORTCRM_CLAMD_SOCKET:-}
 EOF
     mv -f -- "$conf.tmp" "$conf" || die "cannot write $conf"
+    make_files_dir "$dir"
     log "wrote $conf"
+}
+
+# make_files_dir STACKDIR: STACKDIR/files (files-dir) and STACKDIR/file-link-secret, made once:
+# a restart keeps both, so links and bytes stay valid.
+make_files_dir() {
+    local dir=$1
+    mkdir -p -m 0750 -- "$dir/files" || die "cannot create $dir/files"
+    if [[ ! -s "$dir/file-link-secret" ]]; then
+        (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$dir/file-link-secret") ||
+            die "cannot write $dir/file-link-secret"
+    fi
 }
 
 # ---------------------------------------------------------------------------
@@ -751,6 +769,8 @@ $directives
 
         # The same snippet a production site includes.
         include $SUPPORTCRM_NGINX_DIR/supportcrm.conf;
+        # This stack's files-dir (write_config), after the snippet's package default.
+        set \$supportcrm_files_dir $dir/files;
         # /status and /metrics, for 127.0.0.1 only (the shipped allow list).
         include $SUPPORTCRM_NGINX_DIR/supportcrm-status.conf;
 
