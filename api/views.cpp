@@ -1,5 +1,6 @@
 #include "api/views.h"
 
+#include "api/files.h"
 #include "common/time_util.h"
 
 namespace supportcrm {
@@ -175,6 +176,11 @@ void write_comment(JsonWriter& w, const CommentRow& c, const PersonRow& customer
         .raw(c.to_emails_json)
         .key("attachments");
     c.attachments_json ? w.raw(*c.attachments_json) : w.null();
+    w.key("files").begin_array();
+    for (const FileRow& f : c.files) {
+        files::write_file(w, f);
+    }
+    w.end_array();
     w.key("tags").raw(c.tags_json).key("Customer");
     write_customer(w, customer, false);
     w.key("User");

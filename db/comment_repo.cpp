@@ -103,6 +103,28 @@ bool touch_by_shop(Db& db, const std::string& key_digest, std::uint64_t ticket_i
 
 }  // namespace
 
+namespace {
+
+// The comment's files (extensions.md §E13), the shop's own only: false, with
+// added.unknown_file set, when an id is not one of them. The shared locks keep the files until
+// the comment commits (an erasure deleting one waits, then finds the comment naming it).
+bool attach_files(Db& db, AddedComment& added, const NewComment& c) {
+    const std::uint64_t attached = db.run(
+        bound<Stmt::message_files_insert>(added.id, c.file_ids_json, added.shop_id),
+        [](sql::PreparedStatement& st) { return static_cast<std::uint64_t>(st.executeUpdate()); });
+    if (attached == c.file_count) {
+        return true;
+    }
+    added.unknown_file = db.run(bound<Stmt::file_unknown_of_shop>(c.file_ids_json, added.shop_id),
+                                [](sql::PreparedStatement& st) {
+                                    ResultSetPtr rs(st.executeQuery());
+                                    return rs->next() ? rs->getUInt64(1) : std::uint64_t{0};
+                                });
+    return false;
+}
+
+}  // namespace
+
 std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
                                         std::uint64_t ticket_id, const NewComment& c) {
     Transaction tx(db);
@@ -132,6 +154,9 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             row.reopened = reopened_ticket(*rs, token, ticket_id, c);
             return row;
         });
+    if (c.file_count > 0 && !attach_files(db, added, c)) {
+        return added;  // unknown_file set: the caller's transaction rolls back
+    }
     search::upkeep(db, search::CommentWrite{added.shop_id, ticket_id, added.id});
     tx.commit();
     return added;
@@ -146,6 +171,20 @@ bool ticket_of_erased_customer(Db& db, const std::string& key_digest, std::uint6
 }
 
 namespace {
+
+// SUPPORTCRM_COMMENT_FILES_COLUMN's array, as rows.
+std::vector<FileRow> read_comment_files(const std::string& json) {
+    Json::Value array;
+    if (!strict_json::parse(json, array) || !array.isArray()) {
+        throw std::runtime_error("a comment's files did not read as a JSON array");
+    }
+    std::vector<FileRow> files;
+    for (const Json::Value& f : array) {
+        files.push_back(FileRow{f[0].asUInt64(), f[1].asString(), f[2].asString(), f[3].asUInt64(),
+                                f[4].asString(), f[5].asInt64()});
+    }
+    return files;
+}
 
 // The run of SUPPORTCRM_COMMENT_COLUMNS in a row, and the run of its user.
 CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) {
@@ -162,6 +201,9 @@ CommentRow read_comment(const sql::ResultSet& rs, ColumnRun at, ColumnRun user) 
     c.to_emails_json = rs.getString(at[to_emails]);
     c.attachments_json = optional_string(rs, at[attachments]);
     c.tags_json = rs.getString(at[tags]);
+    if (!rs.isNull(at[files])) {
+        c.files = read_comment_files(rs.getString(at[files]));
+    }
     if (!rs.isNull(user[person_col::id])) {
         c.user = read_person(rs, user);
     }

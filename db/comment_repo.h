@@ -8,6 +8,7 @@
 
 #include "common/time_util.h"
 #include "db/db.h"
+#include "db/file_repo.h"
 #include "db/ticket_repo.h"
 
 namespace supportcrm {
@@ -22,6 +23,9 @@ struct NewComment {
     std::optional<std::string> attachments_json;  // any JSON value, as text
     std::string tags_json = "[]";
     timeutil::Millis created_at = 0;
+    // extensions.md §E13: the shop's files it references, as a JSON array of ids; empty: none.
+    std::string file_ids_json;
+    std::size_t file_count = 0;
 };
 
 // A ticket a customer's comment reopened (extensions.md §E8), as the comment's transaction
@@ -39,6 +43,9 @@ struct AddedComment {
     unsigned shop_webhook_events = 0;  // the shop's, as the touch read it with the key (Shop)
     // A comment with isFromShop false that reopened the ticket's HumanTicket: the ticket.
     std::optional<ReopenedTicket> reopened;
+    // An id of file_ids_json that is not a file of the shop: nothing of the comment may commit
+    // (the caller's transaction rolls back), the answer is 400 "Unknown file: <id>".
+    std::optional<std::uint64_t> unknown_file;
 };
 
 // In one transaction: sets the ticket's lastMessage, lastMessageTime and, for a message not
@@ -66,6 +73,7 @@ struct CommentRow {
     std::string to_emails_json, tags_json;
     std::optional<std::string> attachments_json;
     std::optional<PersonRow> user;
+    std::vector<FileRow> files;  // extensions.md §E13, in the comment's order
 };
 
 struct TicketComments {

@@ -10,9 +10,18 @@ namespace supportcrm {
 
 // clang-format off
 
+// A comment's files (extensions.md §E13) as one JSON array of [id, filename, contentType,
+// size, sha256, createdAt ms] in the comment's order, NULL for none: one index range of
+// message_files' primary key a comment. Backquoted names: the layout looks columns up by name
+// (db/columns.h), and this list's own "id" is the comment's.
+#define SUPPORTCRM_COMMENT_FILES_COLUMN                                                        \
+    "(SELECT JSON_ARRAYAGG(JSON_ARRAY(`f`.`id`, f.filename, f.content_type, f.size, f.sha256, " \
+    SUPPORTCRM_MILLIS_VALUE("f.created_at") ") ORDER BY mf.position) FROM message_files mf "    \
+    "JOIN files f ON `f`.`id` = mf.file_id WHERE mf.message_id = `m`.`id`) AS files"
 #define SUPPORTCRM_COMMENT_COLUMNS                                                  \
     "m.id, m.text, " SUPPORTCRM_MILLIS("m.time") ", m.channel, m.is_from_shop, "   \
-    "m.subject, m.from_email, m.to_emails, m.attachments, m.tags"
+    "m.subject, m.from_email, m.to_emails, m.attachments, m.tags, "                 \
+    SUPPORTCRM_COMMENT_FILES_COLUMN
 
 namespace sql_text {
 
@@ -111,6 +120,16 @@ namespace sql_text {
       "RETURNING id, channel, "                                                                    \
       "(SELECT shop_id FROM conversations c WHERE c.id = messages.conversation_id) AS shop, "      \
       "@supportcrm_reopened AS reop, @supportcrm_events AS ev")                                    \
+    /* A comment's files (extensions.md E13): the shop's own, in the order given (JSON array of */ \
+    /* ids); an id not the shop's inserts nothing, and file_unknown_of_shop names it. */           \
+    S(message_files_insert, (Id, Text, Id),                                                        \
+      "INSERT INTO message_files (message_id, position, file_id) SELECT ?, j.pos - 1, f.id "      \
+      "FROM JSON_TABLE(?, '$[*]' COLUMNS (pos FOR ORDINALITY, fid BIGINT UNSIGNED PATH '$')) j "  \
+      "JOIN files f ON f.id = j.fid AND f.shop_id = ? LOCK IN SHARE MODE")                          \
+    S(file_unknown_of_shop, (Text, Id),                                                            \
+      "SELECT j.fid FROM JSON_TABLE(?, '$[*]' COLUMNS (pos FOR ORDINALITY, "                        \
+      "fid BIGINT UNSIGNED PATH '$')) j LEFT JOIN files f ON f.id = j.fid AND f.shop_id = ? "      \
+      "WHERE f.id IS NULL ORDER BY j.pos LIMIT 1")                                                  \
     K(comments_of_ticket, (Id), SUPPORTCRM_COMMENTS_OF_TICKET_COLUMNS,                             \
       SUPPORTCRM_COMMENTS_OF_TICKET_JOINS(""), "ORDER BY m.time, m.id")                            \
     /* The same in pages (extensions.md §E3): limit + 1 rows tell whether a page follows; a later */ \
@@ -145,7 +164,7 @@ constexpr unsigned at(std::string_view name) {
 constexpr unsigned id = at("id"), text = at("text"), time = at("time"), channel = at("channel"),
                    is_from_shop = at("is_from_shop"), subject = at("subject"),
                    from_email = at("from_email"), to_emails = at("to_emails"),
-                   attachments = at("attachments"), tags = at("tags");
+                   attachments = at("attachments"), tags = at("tags"), files = at("files");
 }  // namespace comment_col
 constexpr unsigned kCommentColumns = count_columns(SUPPORTCRM_COMMENT_COLUMNS);
 

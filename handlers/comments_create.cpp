@@ -12,6 +12,44 @@
 
 namespace supportcrm {
 
+namespace {
+
+constexpr std::size_t kMaxFiles = 20;
+
+// extensions.md §E13: "files", an array of file ids (strings of digits; integers are taken too),
+// at most 20; absent or null: none.
+void read_file_ids(FieldReader& f, const Json::Value& files, NewComment& c) {
+    if (!f.ok() || files.isNull()) {
+        return;
+    }
+    if (!files.isArray()) {
+        f.fail("files must be an array of file ids");
+        return;
+    }
+    if (files.size() > kMaxFiles) {
+        f.fail("At most 20 files");
+        return;
+    }
+    std::string json = "[";
+    for (const Json::Value& id : files) {
+        std::optional<std::uint64_t> value;
+        if (id.isString()) {
+            value = text::parse_u64(id.asString());
+        } else if (id.isUInt64()) {
+            value = id.asUInt64();
+        }
+        if (!value) {
+            f.fail("files must be an array of file ids");
+            return;
+        }
+        json.append(json.size() > 1 ? "," : "").append(std::to_string(*value));
+    }
+    c.file_ids_json = json + "]";
+    c.file_count = files.size();
+}
+
+}  // namespace
+
 NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string_view raw_body,
                             timeutil::Millis now) {
     NewComment c;
@@ -43,6 +81,7 @@ NewComment read_new_comment(FieldReader& f, const Json::Value& body, std::string
     }
     c.is_from_shop = from_shop.value_or(true);
     c.created_at = now;
+    read_file_ids(f, body["files"], c);
     return c;
 }
 
@@ -100,6 +139,9 @@ Response create_comment(HandlerContext& ctx) {
             return errors::customer_erased();
         }
         return errors::ticket_not_found();  // nothing matched: the key's own statement decides
+    }
+    if (added->unknown_file) {  // nothing of the comment commits: tx rolls back
+        return errors::validation("Unknown file: " + std::to_string(*added->unknown_file));
     }
     // Only the id of the shop and its event masks are known (its domain is not needed).
     Shop shop;

@@ -24,7 +24,7 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 
 const std::vector<std::string> kListFields =
     sorted({"id", "text", "time", "Channel", "isFromShop", "subject", "fromEmail", "toEmails",
-            "attachments", "tags", "Customer", "User"});
+            "attachments", "files", "tags", "Customer", "User"});
 const std::vector<std::string> kCustomerFields =
     sorted({"id", "email", "first_name", "last_name", "full_name"});
 
