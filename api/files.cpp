@@ -98,4 +98,15 @@ Response send_file(const Request& request, const FileRow& f) {
     return r;
 }
 
+void remove_unnamed_bytes(Db& db, const std::string& sha256) {
+    if (file_bytes_named(db, sha256)) {
+        return;
+    }
+    try {
+        file_store::remove_content(current().dir, sha256);
+    } catch (const file_store::Error& e) {
+        log::warning(std::string("erased file's bytes left for the sweep: ") + e.what());
+    }
+}
+
 }  // namespace supportcrm::files

@@ -41,5 +41,10 @@ void write_file(JsonWriter& w, const FileRow& file);
 // the file's own headers; 304 when If-None-Match names its ETag.
 Response send_file(const Request& request, const FileRow& file);
 
+// Removes the bytes of sha256 unless a row names them (file_bytes_named's locking read: an
+// upload's row inserted and not yet committed is waited for). A failure is logged: the sweep
+// removes them later.
+void remove_unnamed_bytes(Db& db, const std::string& sha256);
+
 }  // namespace files
 }  // namespace supportcrm

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "db/erasure_sql.h"
+#include "db/file_repo.h"
 #include "db/search/upkeep.h"
 #include "db/statement_params.h"
 
@@ -268,9 +269,18 @@ bool erasure_done(Db& db, std::uint64_t id) {
     });
 }
 
-bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudget& budget) {
+bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudget& budget,
+                    const std::function<void(const std::string& sha256)>& remove_bytes) {
+    const auto files_batch = [&] {
+        std::vector<std::string> erased;
+        const std::size_t found = erase_files_batch(db, id, kErasureBatch, erased);
+        for (const std::string& sha256 : erased) {
+            remove_bytes(sha256);
+        }
+        return found;
+    };
     const bool done =
-        erase_tickets(db, id, budget) &&
+        batches_until_short(budget, files_batch) && erase_tickets(db, id, budget) &&
         batches_until_short(
             budget, [&] { return scrub_batch<Stmt::erase_surveys>(db, id, kErasureBatch); }) &&
         batches_until_short(

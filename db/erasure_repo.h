@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 #include "common/time_util.h"
 #include "db/db.h"
@@ -24,7 +26,10 @@ bool erasure_done(Db& db, std::uint64_t id);
 // cancelled); then erasure_done_at. True when all is done; false when the budget ran out with
 // work left, which the next call (the next DELETE) carries on. Safe to run again and beside
 // another run: each batch finds only rows still holding the data, the progress only rises.
-bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudget& budget);
+// First of all the files of its comments (extensions.md §E13): their rows, then `remove_bytes`
+// for each one's sha256 after its batch committed (the caller removes the bytes no row names).
+bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudget& budget,
+                    const std::function<void(const std::string& sha256)>& remove_bytes);
 
 struct ErasureTotals {
     std::uint64_t tickets = 0, comments = 0, surveys = 0;

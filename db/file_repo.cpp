@@ -47,4 +47,31 @@ bool file_bytes_named(Db& db, const std::string& sha256) {
     });
 }
 
+std::size_t erase_files_batch(Db& db, std::uint64_t customer_id, unsigned batch,
+                              std::vector<std::string>& erased) {
+    Transaction tx(db);
+    std::vector<std::pair<std::uint64_t, std::string>> found =
+        db.run(bound<Stmt::erase_files_next>(customer_id, batch), [](sql::PreparedStatement& st) {
+            ResultSetPtr rs(st.executeQuery());
+            std::vector<std::pair<std::uint64_t, std::string>> rows;
+            while (rs->next()) {
+                using namespace layout::erase_files_next;
+                rows.emplace_back(rs->getUInt64(id), rs->getString(sha256));
+            }
+            return rows;
+        });
+    std::vector<std::string> deleted;
+    for (const auto& [file_id, sha256] : found) {
+        // A file two comments name comes twice: deleted once.
+        const auto count = db.run(bound<Stmt::file_delete>(file_id),
+                                  [](sql::PreparedStatement& st) { return st.executeUpdate(); });
+        if (count > 0) {
+            deleted.push_back(sha256);
+        }
+    }
+    tx.commit();
+    erased.insert(erased.end(), deleted.begin(), deleted.end());
+    return found.size();
+}
+
 }  // namespace supportcrm

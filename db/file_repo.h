@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/time_util.h"
 #include "db/db.h"
@@ -31,5 +32,12 @@ std::optional<FileRow> find_file(Db& db, std::uint64_t file_id);
 // Whether a row names these bytes (a locking read: see db/file_sql.h). Its own statement; in a
 // transaction of the caller's or alone.
 bool file_bytes_named(Db& db, const std::string& sha256);
+
+// Erasure (extensions.md §E9): deletes up to `batch` files of the customer's comments in one
+// transaction of its own; returns the rows it found (fewer than batch: none left) and, in
+// `erased`, the sha256 of each file deleted (whose bytes the caller may remove once no row
+// names them: file_bytes_named).
+std::size_t erase_files_batch(Db& db, std::uint64_t customer_id, unsigned batch,
+                              std::vector<std::string>& erased);
 
 }  // namespace supportcrm

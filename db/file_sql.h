@@ -30,7 +30,15 @@ namespace sql_text {
     /* locking read: it waits for an upload's inserted, uncommitted row and then sees it, so */    \
     /* bytes a row is about to name are never removed (common/file_store.h). */                    \
     S(file_sha_named, (Text),                                                                      \
-      "SELECT 1 FROM files WHERE sha256 = ? LIMIT 1 LOCK IN SHARE MODE")
+      "SELECT 1 FROM files WHERE sha256 = ? LIMIT 1 LOCK IN SHARE MODE")                            \
+    /* Erasure (extensions.md E9): files of the customer's comments, a batch at a time, locked */   \
+    /* (a comment attaching one waits, or its own shared lock makes this wait). */                 \
+    S(erase_files_next, (Id, UInt),                                                                \
+      "SELECT f.id, f.sha256 FROM conversations c JOIN messages m ON m.conversation_id = c.id "    \
+      "JOIN message_files mf ON mf.message_id = m.id JOIN files f ON f.id = mf.file_id "           \
+      "WHERE c.customer_id = ? LIMIT ? FOR UPDATE")                                                \
+    /* Its message_files rows go with it (ON DELETE CASCADE, sql/025). */                          \
+    S(file_delete, (Id), "DELETE FROM files WHERE id = ?")
 SUPPORTCRM_FILE_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)
 
 }  // namespace sql_text
@@ -42,6 +50,10 @@ constexpr unsigned id = 1, filename = 2, content_type = 3, size = 4, sha256 = 5,
 SUPPORTCRM_LAYOUT_CHECK(created_at == result_columns(sql_text::file_of_shop));
 SUPPORTCRM_LAYOUT_CHECK(created_at == result_columns(sql_text::file_by_id));
 }  // namespace file_row
+namespace erase_files_next {
+constexpr unsigned id = 1, sha256 = 2;
+SUPPORTCRM_LAYOUT_CHECK(sha256 == result_columns(sql_text::erase_files_next));
+}  // namespace erase_files_next
 namespace returned_id {  // file_insert
 SUPPORTCRM_LAYOUT_CHECK(result_columns(sql_text::file_insert) == 1);
 }

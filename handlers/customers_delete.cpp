@@ -10,6 +10,7 @@
 // A DELETE cut short is the same as one that ran out of budget. The totals are counted from the
 // rows, which stay (scrubbed): every answer of one erasure carries the same.
 #include "api/api_error.h"
+#include "api/files.h"
 #include "api/handler.h"
 #include "common/json_writer.h"
 #include "db/customer_repo.h"
@@ -99,7 +100,9 @@ Response delete_customer(HandlerContext& ctx) {
         // request's: a run again spends what is left of it.
         ErasureBudget budget = request_budget(ErasureClock::now());
         complete = repeat_if_rolled_back(kErasureAttempts, [&] {
-            return finish_erasure(ctx.db, found.value.shop->id, ctx.path_id, budget);
+            return finish_erasure(
+                ctx.db, found.value.shop->id, ctx.path_id, budget,
+                [&](const std::string& sha256) { files::remove_unnamed_bytes(ctx.db, sha256); });
         });
     }
     return erased_answer(ctx.path_id, erasure_totals(ctx.db, ctx.path_id), complete);
