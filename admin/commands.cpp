@@ -1,15 +1,18 @@
 #include "admin/commands.h"
 
 #include <boost/program_options.hpp>
+#include <chrono>
 #include <variant>
 
 #include "common/address_policy.h"
+#include "common/file_store.h"
 #include "common/json_writer.h"
 #include "common/key_terms.h"
 #include "common/text.h"
 #include "common/time_util.h"
 #include "common/webhook_signature.h"
 #include "db/admin_repo.h"
+#include "db/file_repo.h"
 #include "db/migrations.h"
 #include "db/webhook_repo.h"
 
@@ -412,6 +415,27 @@ std::string webhook_deliveries_list(Db& db, const std::vector<std::string>& flag
     });
 }
 
+// Stray bytes under files-dir (extensions.md §E13; common/file_store.h): temporary uploads and
+// content no row names, both older than --grace. The content check is file_bytes_named's
+// locking read, which waits for an upload's inserted row; the grace keeps an upload's
+// temporary file while it is being received.
+std::string files_sweep(Db& db, const Config& config, const std::vector<std::string>& flags) {
+    po::options_description allowed;
+    allowed.add_options()("grace", po::value<unsigned>()->default_value(3600), "")(
+        "dry-run", po::bool_switch(), "");
+    po::variables_map vm = parse_flags(flags, allowed);
+    const bool dry_run = vm["dry-run"].as<bool>();
+    const file_store::SweepReport report = file_store::sweep(
+        config.files.dir, std::chrono::seconds(vm["grace"].as<unsigned>()),
+        [&](const std::string& sha256) { return file_bytes_named(db, sha256); }, dry_run);
+    return one_line([&](JsonWriter& w) {
+        w.field("dryRun", dry_run)
+            .field("temporaryRemoved", report.temporary_removed)
+            .field("unnamedRemoved", report.unnamed_removed)
+            .field("kept", report.kept);
+    });
+}
+
 }  // namespace
 
 std::string usage() {
@@ -430,7 +454,8 @@ std::string usage() {
            "  webhook create --shop D --url URL [--events LIST]\n"
            "  webhook list --shop D\n"
            "  webhook delete --id N\n"
-           "  webhook deliveries --id N [--limit K]\n";
+           "  webhook deliveries --id N [--limit K]\n"
+           "  files sweep [--grace SECONDS] [--dry-run]\n";
 }
 
 std::string run_command(const Config& config, const std::vector<std::string>& args) {
@@ -485,6 +510,9 @@ std::string run_command(const Config& config, const std::vector<std::string>& ar
     }
     if (command == "webhook deliveries") {
         return webhook_deliveries_list(db, flags);
+    }
+    if (command == "files sweep") {
+        return files_sweep(db, config, flags);
     }
     throw UsageError("unknown command: " + command);
 }

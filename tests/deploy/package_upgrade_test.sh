@@ -18,27 +18,37 @@
 # 2. `apt-get install ./…deb` in the sandbox; checks what it gave (user, /run/supportcrm, the
 #    conffiles: config, nginx site and snippets under /etc/supportcrm/nginx/, logrotate; the
 #    units, whose Documentation= is shipped uncompressed; the socket started, the service and
-#    the deliverer not, the deliverer not even enabled). Points the config at a private
-#    MariaDB (scripts/lib/stack.sh) with /etc/supportcrm/db-password, runs
-#    `supportcrm-admin migrate`.
+#    the deliverer not, the deliverer not even enabled). The files (extensions.md E13): the
+#    link secret the postinst made (64 hex digits, 0640 root:supportcrm), files-dir
+#    /var/lib/supportcrm/files (tmpfiles.d: 2750 supportcrm:www-data), the sweep's timer
+#    enabled and started. Points the config at a private MariaDB (scripts/lib/stack.sh) with
+#    /etc/supportcrm/db-password, and public-base-url at nginx's port, runs
+#    `supportcrm-admin migrate`; `systemctl start supportcrm-files-sweep` removes an old temp
+#    upload and old content no row names, keeps a young temp upload.
 # 3. `systemctl enable --runtime --now supportcrm.socket`; nginx (workers as www-data, as on
 #    Debian) with the INSTALLED site on a free port: the first request starts the service
 #    through the socket; /status has a number for listenQueue (AF_NETLINK in the unit).
-# 4. Under load (parallel clients through nginx, two of them writing tickets and comments):
+# 4. A file uploaded through nginx is stored 0640 supportcrm:www-data (UMask=0027, setgid
+#    files-dir) and nginx sends it (X-Accel-Redirect), by key and by its signed link; made
+#    old, the sweep keeps it (a row names it). Then under load (parallel clients through
+#    nginx, two of them writing tickets and comments):
 #    `apt-get install` of the second .deb with a migration and a re-index walk pending (its
 #    postinst reloads the service, then migrates), then `systemctl reload supportcrm`: every
 #    request must answer 200; the postinst ran the migrate; once the walks are done, every
 #    ticket and comment written meanwhile is found by `q`; the master (same pid) and its
 #    workers run the new binary; the edited config is still there (a conffile dpkg kept);
-#    `journalctl -p warning` has nothing of ours. A checkout under /tmp (private to the
+#    the link secret is unchanged (the link signed before the upgrade still works) and the
+#    sweep's timer still enabled and active; `journalctl -p warning` has nothing of ours
+#    (the sweep included). A checkout under /tmp (private to the
 #    sandbox) puts the stack and the packages under /var/lib/supportcrm-package-test.
 # 5. A broken config: `systemctl reload supportcrm` fails (ExecReload runs --test-config) and
 #    the service keeps serving.
 # 6. With the shipped site enabled as docs/operations.md §6 says (a link in
 #    /etc/nginx/sites-enabled/): `apt-get remove` leaves `nginx -t` passing (the site and the
-#    snippets are conffiles), `apt-get purge` too (postrm removes the link) and removes
-#    /etc/supportcrm with the password file; nothing of the package is left but the system
-#    user (Debian keeps system users on purge).
+#    snippets are conffiles) and keeps the link secret and the files (it stops the timer),
+#    `apt-get purge` too (postrm removes the link) and removes /etc/supportcrm with the
+#    password file and the link secret, and /var/lib/supportcrm with the files; nothing of the
+#    package is left but the system user (Debian keeps system users on purge).
 # Writes one summary line to $STEP_NOTE when set (scripts/test). Whatever it started (the
 # private MariaDB, nginx, the load clients, the sandbox) is stopped at the end, passed or not.
 set -euo pipefail
@@ -59,6 +69,10 @@ SANDBOX=${SUPPORTCRM_SYSTEMD_SANDBOX:-$REPO/../shared/tools/systemd-sandbox}
 LOAD_CLIENTS=4
 CONF=/etc/supportcrm/supportcrm.conf
 PASSWORD_FILE=/etc/supportcrm/db-password
+SECRET_FILE=/etc/supportcrm/file-link-secret
+FILES_DIR=/var/lib/supportcrm/files
+SWEEP=supportcrm-files-sweep.service
+TIMER=supportcrm-files-sweep.timer
 SITE_LINK=/etc/nginx/sites-enabled/supportcrm
 MARKER="# edited by package_upgrade_test: must survive the upgrade"
 STARTED=$SECONDS
@@ -69,6 +83,7 @@ status=$(dpkg-query -W -f='${Status}' supportcrm 2>/dev/null || true)
 [[ "$status" != *installed* ]] ||
     die "the supportcrm package is installed on this machine; this test installs and purges it"
 [[ ! -e "$SITE_LINK" && ! -L "$SITE_LINK" ]] || die "$SITE_LINK exists; this test creates and removes it"
+[[ ! -e /var/lib/supportcrm ]] || die "/var/lib/supportcrm exists; this test's purge removes it"
 
 # --- 1. two builds ----------------------------------------------------------------------
 # The second is the same tree as version <v>+upgradetest1 (scripts/package keeps obj-*).
@@ -204,7 +219,8 @@ for f in "$CONF" /etc/supportcrm/nginx/site-example.conf /etc/supportcrm/nginx/s
     grep -qx "$f" /var/lib/dpkg/info/supportcrm.conffiles || die "$f is not a conffile"
 done
 for f in /usr/bin/supportcrm-fcgi /usr/bin/supportcrm-admin /lib/systemd/system/supportcrm.service \
-    /lib/systemd/system/supportcrm.socket /usr/share/supportcrm/sql/001_initial.sql; do
+    /lib/systemd/system/supportcrm.socket "/lib/systemd/system/$SWEEP" "/lib/systemd/system/$TIMER" \
+    /usr/share/supportcrm/sql/001_initial.sql; do
     [[ -e "$f" ]] || die "the package did not install $f"
 done
 # Sites written for earlier versions include the snippets from /usr/share: links keep them working.
@@ -213,7 +229,7 @@ for f in supportcrm.conf supportcrm-status.conf supportcrm-ratelimit.conf; do
         die "/usr/share/supportcrm/nginx/$f is not a link to /etc/supportcrm/nginx/$f"
 done
 file -L /usr/bin/supportcrm-fcgi | grep -q ', stripped' || die "/usr/bin/supportcrm-fcgi is not stripped"
-for unit in supportcrm.service supportcrm.socket supportcrm-webhooks.service; do
+for unit in supportcrm.service supportcrm.socket supportcrm-webhooks.service "$SWEEP"; do
     doc=$(sed -n 's#^Documentation=file:##p' "/lib/systemd/system/$unit")
     [[ -n "$doc" && -f "$doc" ]] || die "$unit: Documentation= names '$doc', which is not shipped"
 done
@@ -228,14 +244,36 @@ if command -v logrotate >/dev/null; then
     logrotate -d /etc/logrotate.d/supportcrm >"$STACKDIR/logrotate.log" 2>&1 ||
         { log_tail "$STACKDIR/logrotate.log"; die "logrotate refuses /etc/logrotate.d/supportcrm"; }
 fi
+# The files (E13): the link secret (postinst), files-dir (tmpfiles.d), the sweep's timer.
+modes() { stat -c '%a %U:%G' "$1" 2>/dev/null || echo missing; }
+[[ "$(modes "$SECRET_FILE")" == "640 root:supportcrm" ]] ||
+    die "$SECRET_FILE is '$(modes "$SECRET_FILE")' after the install, not 640 root:supportcrm"
+[[ "$(cat "$SECRET_FILE")" =~ ^[0-9a-f]{64}$ ]] || die "$SECRET_FILE does not hold 64 hex digits"
+secret_sum=$(sha256sum <"$SECRET_FILE")
+[[ "$(modes /var/lib/supportcrm)" == "755 supportcrm:supportcrm" ]] ||
+    die "/var/lib/supportcrm is '$(modes /var/lib/supportcrm)', not 755 supportcrm:supportcrm (tmpfiles.d)"
+[[ "$(modes "$FILES_DIR")" == "2750 supportcrm:www-data" ]] ||
+    die "$FILES_DIR is '$(modes "$FILES_DIR")', not 2750 supportcrm:www-data (tmpfiles.d)"
+timer_on() { # timer_on WHEN: the sweep's timer is enabled and active
+    local enabled active
+    enabled=$(sb systemctl is-enabled "$TIMER" || true)
+    active=$(sb systemctl is-active "$TIMER" || true)
+    [[ "$enabled $active" == "enabled active" ]] || die "$TIMER is $enabled and $active $1"
+}
+timer_on "after the install, not enabled and active"
 
-# The operator's edits (docs/operations.md §3), on the installed conffile.
+# The operator's edits (docs/operations.md §3), on the installed conffile. public-base-url
+# (the signed links, on the port of step 3's nginx) makes the service and the admin tool read
+# the link secret, as the user supportcrm.
+port=$(free_port "${SUPPORTCRM_TEST_PACKAGE_PORT:-18090}")
+url=http://127.0.0.1:$port
 install -m 0640 -o root -g supportcrm "$STACKDIR/db-password" "$PASSWORD_FILE"
 cat >>"$CONF" <<EOF
 
 $MARKER
 db-socket = $STACKDIR/mysqld.sock
 db-password-file = $PASSWORD_FILE
+public-base-url = $url
 workers = 2
 shutdown-timeout = 10
 EOF
@@ -243,9 +281,36 @@ sb runuser -u supportcrm -- /usr/bin/supportcrm-fcgi --test-config >&2 ||
     die "the edited $CONF does not pass --test-config as the user supportcrm"
 sb /usr/bin/supportcrm-admin migrate >&2 || die "supportcrm-admin migrate (installed, default config) failed"
 
+# The sweep under its unit, as the timer starts it: an old temp upload and old content no row
+# names go; a young temp upload stays (within the grace period: an upload in progress).
+sweep() { # sweep WHEN: systemctl start the sweep; the test fails if it does
+    if ! sb systemctl start "$SWEEP"; then
+        sb journalctl -u "$SWEEP" --no-pager -o cat | tail -n 20 >&2
+        die "systemctl start $SWEEP failed $1"
+    fi
+    log "the sweep $1: $(sb journalctl -t supportcrm-files-sweep --no-pager -o cat | grep -v '^-- ' | tail -n 1)"
+}
+stray=$(printf 'no row names this\n' | sha256sum | cut -c1-64)
+stray_path=$FILES_DIR/${stray:0:2}/${stray:2:2}/$stray
+old_upload=$FILES_DIR/tmp/up-00000000000000aa
+young_upload=$FILES_DIR/tmp/up-00000000000000bb
+# As the service would leave them: directories 0750 (setgid from files-dir), files 0640.
+install -d -o supportcrm -g www-data -m 2750 "$FILES_DIR/tmp" "$FILES_DIR/${stray:0:2}" \
+    "$FILES_DIR/${stray:0:2}/${stray:2:2}"
+printf 'no row names this\n' >"$stray_path"
+printf 'half an upload' >"$old_upload"
+printf 'an upload in progress' >"$young_upload"
+chown supportcrm:www-data "$stray_path" "$old_upload" "$young_upload"
+chmod 0640 "$stray_path" "$old_upload" "$young_upload"
+touch -d '30 days ago' "$stray_path" "$old_upload"
+sweep "with stray bytes"
+[[ ! -e "$stray_path" ]] || die "the sweep left $stray_path (30 days old, no row names it)"
+[[ ! -e "$old_upload" ]] || die "the sweep left $old_upload (30 days old)"
+[[ -e "$young_upload" ]] || die "the sweep removed $young_upload, made just now"
+rm -f -- "$young_upload"
+
 # --- 3. the socket starts the service; nginx in front ------------------------------------
 sb systemctl enable --runtime --now supportcrm.socket
-port=$(free_port "${SUPPORTCRM_TEST_PACKAGE_PORT:-18090}")
 # The installed site as it is, but on 127.0.0.1:PORT (the host's port 80 is not ours) and
 # logging under STACKDIR; workers as www-data, as in Debian's nginx.conf.
 sed -e "s#^\(\s*\)listen 80 default_server;#\1listen 127.0.0.1:$port default_server;#" \
@@ -267,7 +332,6 @@ http {
 EOF
 sb "$NGINX_BIN" -t -q -c "$STACKDIR/nginx.conf" || die "nginx -t refuses the installed site"
 sb "$NGINX_BIN" -c "$STACKDIR/nginx.conf" || die "nginx did not start"
-url=http://127.0.0.1:$port
 healthz_ok() {
     [[ "$(curl -s -o "$STACKDIR/healthz.body" -w '%{http_code}' --max-time 5 "$url/healthz")" == 200 ]]
 }
@@ -307,6 +371,45 @@ api() { # api METHOD PATH [BODY]: the JSON answer on stdout, non-2xx fails
     curl -sf --max-time 10 -X "$1" -H "x-api-key: $key" -H 'Content-Type: application/json' \
         ${3:+--data "$3"} "$url/api/v1$2"
 }
+
+# A file (E13) through nginx: the service stores it (files-dir is writable under
+# ProtectSystem=strict) readable by nginx's group and nobody else, and nginx sends it
+# (X-Accel-Redirect), by key and by the signed link.
+printf 'uploaded before the upgrade %s\n' "$(date +%s%N)" >"$STACKDIR/upload.txt"
+curl -sf --max-time 10 -X POST -H "x-api-key: $key" -H 'Content-Type: text/plain' \
+    --data-binary "@$STACKDIR/upload.txt" "$url/api/v1/files?filename=upgrade.txt" \
+    >"$STACKDIR/upload.json" || die "POST /api/v1/files failed"
+{ read -r file_id && read -r file_sha && read -r file_url; } < <(python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["file"]
+print(f["id"]); print(f["sha256"]); print(f["url"] or "")' "$STACKDIR/upload.json") ||
+    die "POST /api/v1/files answered no file shape: $(cat "$STACKDIR/upload.json")"
+[[ "$file_sha" == "$(sha256sum <"$STACKDIR/upload.txt" | cut -c1-64)" ]] ||
+    die "the file's sha256 $file_sha is not that of the bytes sent"
+[[ "$file_url" == "$url/files/$file_id/"* ]] || die "the file's url is '$file_url', not under $url/files/$file_id/"
+content=$FILES_DIR/${file_sha:0:2}/${file_sha:2:2}/$file_sha
+[[ "$(modes "$content")" == "640 supportcrm:www-data" ]] ||
+    die "$content is '$(modes "$content")', not 640 supportcrm:www-data (UMask=0027, setgid files-dir)"
+for dir in "${content%/*}" "${content%/*/*}"; do
+    [[ "$(modes "$dir")" =~ ^2?750\ supportcrm:www-data$ ]] ||
+        die "$dir is '$(modes "$dir")', not 750 supportcrm:www-data"
+done
+file_served() { # file_served WHAT CURL-ARGS...: nginx sends the uploaded bytes
+    local what=$1
+    shift
+    curl -sf --max-time 10 -o "$STACKDIR/download.txt" "$@" ||
+        die "$what: the download failed (curl exit $?)"
+    cmp -s "$STACKDIR/upload.txt" "$STACKDIR/download.txt" || die "$what: not the bytes uploaded"
+}
+file_served "GET /api/v1/files/$file_id" -H "x-api-key: $key" "$url/api/v1/files/$file_id"
+file_served "the signed link" "$file_url"
+# Older than any grace period, but named by a row: the sweep keeps it.
+touch -d '30 days ago' "$content"
+sweep "with an old named file"
+[[ -e "$content" ]] || die "the sweep removed $content, which a row names"
+file_served "the signed link after the sweep" "$file_url"
+log "file $file_id: stored $(modes "$content"), sent by nginx by key and by its signed link, kept by the sweep"
+
 customer=$(api POST /customers '{"email":"upgrade@example.com"}' | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
 [[ -n "$customer" ]] || die "POST /api/v1/customers failed"
 for ((i = 1; i <= 50; i++)); do
@@ -403,6 +506,11 @@ running=$(sb /usr/bin/supportcrm-fcgi --version || true)
 log "supportcrm-fcgi --version: $running"
 grep -qxF "$MARKER" "$CONF" || die "the edited $CONF did not survive the upgrade"
 [[ ! -e "$CONF.dpkg-new" && ! -e "$CONF.dpkg-dist" ]] || die "dpkg left $CONF.dpkg-* behind"
+[[ "$(sha256sum <"$SECRET_FILE")" == "$secret_sum" ]] || die "the upgrade changed $SECRET_FILE"
+[[ "$(modes "$SECRET_FILE")" == "640 root:supportcrm" ]] ||
+    die "$SECRET_FILE is '$(modes "$SECRET_FILE")' after the upgrade, not 640 root:supportcrm"
+file_served "the link signed before the upgrade" "$file_url"
+timer_on "after the upgrade, not enabled and active"
 exe=$(sb readlink "/proc/$master/exe" || true)
 [[ "$exe" == /usr/bin/supportcrm-fcgi ]] || die "after the reload the master runs '$exe'"
 for w in $(sb pgrep -P "$master" || true); do
@@ -411,7 +519,7 @@ for w in $(sb pgrep -P "$master" || true); do
 done
 log "the master (pid $master in the sandbox, unchanged) and its workers run the new binary"
 warnings=$(sb journalctl -p warning --no-pager -o cat -u supportcrm.service -u supportcrm.socket \
-    -u supportcrm-webhooks.service | grep -vx -- '-- No entries --' || true)
+    -u supportcrm-webhooks.service -u "$SWEEP" -u "$TIMER" | grep -vx -- '-- No entries --' || true)
 [[ -z "$warnings" ]] || die "journalctl -p warning for the supportcrm units is not empty:
 $warnings"
 
@@ -456,15 +564,19 @@ system_nginx_t "with the shipped site enabled"
 apt_step remove remove supportcrm
 system_nginx_t "after apt-get remove"
 [[ -f "$CONF" && -f /etc/supportcrm/nginx/supportcrm.conf ]] || die "apt-get remove took the conffiles"
+[[ "$(sha256sum <"$SECRET_FILE")" == "$secret_sum" ]] || die "apt-get remove took or changed $SECRET_FILE"
+[[ -e "$content" ]] || die "apt-get remove took the files' bytes ($content)"
+[[ "$(sb systemctl is-active "$TIMER" || true)" != active ]] || die "$TIMER still active after apt-get remove"
 apt_step purge purge supportcrm
 installed=0
 [[ ! -L "$SITE_LINK" ]] || die "apt-get purge left $SITE_LINK pointing at a removed file"
 system_nginx_t "after apt-get purge"
 for f in /usr/bin/supportcrm-fcgi /etc/supportcrm /lib/systemd/system/supportcrm.service \
-    /usr/share/supportcrm /etc/logrotate.d/supportcrm /var/lib/nginx/supportcrm-cache; do
-    [[ ! -e "$f" ]] || die "$f is still there after apt-get purge"
+    /usr/share/supportcrm /etc/logrotate.d/supportcrm /var/lib/nginx/supportcrm-cache \
+    /var/lib/supportcrm "/lib/systemd/system/$TIMER" "/etc/systemd/system/timers.target.wants/$TIMER"; do
+    [[ ! -e "$f" && ! -L "$f" ]] || die "$f is still there after apt-get purge"
 done
-log "remove and purge: nginx -t passes; nothing of the package is left, the password file neither"
+log "remove and purge: nginx -t passes; nothing of the package is left, the password file, the link secret and the files neither"
 note="$note; $((SECONDS - STARTED))s"
 if [[ -n "${STEP_NOTE:-}" ]]; then echo "$note" >"$STEP_NOTE"; fi
 log "package test passed: $note"
