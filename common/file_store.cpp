@@ -131,7 +131,8 @@ bool is_sha256_hex(std::string_view name) {
 Spool::Spool(std::string files_dir) : dir_(std::move(files_dir)) {
     make_dir(dir_ + "/tmp");
     temp_path_ = dir_ + "/tmp/up-" + keys::random_hex(8);
-    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode);
+    // O_RDWR, not O_WRONLY: clamd's scan reads the spool back with pread (fd()).
+    fd_ = ::open(temp_path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, kFileMode);
     if (fd_ < 0) {
         fail("cannot create " + temp_path_, errno);
     }
