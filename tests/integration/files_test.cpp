@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -331,6 +332,38 @@ TEST(Files, SweepRemovesOnlyOldStrayBytes) {
     HttpResponse still = download("/api/v1/files/" + named["id"].asString(), it::key_header(shop));
     EXPECT_EQ(still.status, 200);
     ::unlink(young_path.c_str());
+}
+
+// Against the private clamd scripts/test starts (scripts/lib/clamd.sh, its socket the stack's
+// clamd-socket): the bytes its generated signature names are refused and nothing is stored;
+// clamd out of reach (its socket renamed away for a moment) is 503; back, uploads work again.
+TEST(Files, ClamdRefusesAMatchAndIs503WhenUnreachable) {
+    const std::string socket = it::read_ini(it::env().config)["clamd-socket"];
+    const char* clamd_dir = std::getenv("SUPPORTCRM_CLAMD_DIR");
+    if (socket.empty() || clamd_dir == nullptr || *clamd_dir == '\0') {
+        GTEST_SKIP() << "no clamd-socket in this stack (scripts/test starts one)";
+    }
+    const Shop shop = it::make_shop();
+    const std::string infected = it::read_file(std::string(clamd_dir) + "/test-signature.txt");
+    HttpResponse refused = upload(shop, "?filename=eicar.txt", infected);
+    ASSERT_TRUE(it::is_error(refused, 422, "file_rejected"));
+    EXPECT_TRUE(it::starts_with(refused.json()["message"].asString(),
+                                "File rejected: Supportcrm.Test.Signature"))
+        << refused.describe();
+    EXPECT_FALSE(exists(content_path(it::sha256_hex(infected)))) << "nothing stored";
+    EXPECT_TRUE(it::is_success(upload(shop, "?filename=clean.txt", unique_bytes(5000)), 201));
+
+    const std::string away = socket + ".away";
+    ASSERT_EQ(std::rename(socket.c_str(), away.c_str()), 0) << socket;
+    it::Headers plain = it::key_header(shop);
+    plain.emplace_back("Content-Type", "text/plain");
+    // http_unchecked: the one 5xx this suite expects.
+    HttpResponse down =
+        it::http_unchecked("POST", "/api/v1/files?filename=clean.txt", plain, unique_bytes(300));
+    const bool back = std::rename(away.c_str(), socket.c_str()) == 0;
+    ASSERT_TRUE(back) << "could not put " << socket << " back";
+    EXPECT_TRUE(it::is_error(down, 503, "unavailable", "Service temporarily unavailable"));
+    EXPECT_TRUE(it::is_success(upload(shop, "?filename=clean.txt", unique_bytes(400)), 201));
 }
 
 // --- The bytes ------------------------------------------------------------------------------
