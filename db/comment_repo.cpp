@@ -155,7 +155,7 @@ std::optional<AddedComment> add_comment(Db& db, const std::string& key_digest,
             return row;
         });
     if (c.file_count > 0 && !attach_files(db, added, c)) {
-        return added;  // unknown_file set: the caller's transaction rolls back
+        return added;  // unknown_file set: tx is not committed, so the comment rolls back whole
     }
     search::upkeep(db, search::CommentWrite{added.shop_id, ticket_id, added.id});
     tx.commit();
