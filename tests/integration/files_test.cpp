@@ -1,21 +1,29 @@
 // Files (extensions.md §E13) through nginx: uploads, the file shape, downloads sent by nginx
 // (X-Accel-Redirect), signed links, comments' files, erasure and the sweep. Suites Files (JSON
 // answers) and FileDownloads (the bytes, which no JSON check may read).
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <utime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/file_links.h"
 #include "harness.h"
+#include "raw_socket.h"
 #include "tickets_fixtures.h"
 
 namespace {
@@ -73,6 +81,55 @@ std::string link_path(const std::string& url) {
 
 HttpResponse download(const std::string& path, it::Headers headers = {}) {
     return it::http_any_body("GET", path, headers);
+}
+
+// A tmpfs of `bytes` mounted over `dir` (its owner and mode) for the scope of the object; the
+// pool, in the same mount namespace, writes into it.
+class TmpfsOver {
+  public:
+    TmpfsOver(std::string dir, std::size_t bytes) : dir_(std::move(dir)) {
+        struct stat st {};
+        if (::stat(dir_.c_str(), &st) != 0) {
+            throw std::runtime_error("cannot stat " + dir_);
+        }
+        char options[128];
+        std::snprintf(options, sizeof options, "size=%zu,uid=%u,gid=%u,mode=%o", bytes,
+                      static_cast<unsigned>(st.st_uid), static_cast<unsigned>(st.st_gid),
+                      static_cast<unsigned>(st.st_mode & 07777));
+        if (::mount("supportcrm-test", dir_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) {
+            throw std::runtime_error("cannot mount a tmpfs over " + dir_ + ": " +
+                                     std::strerror(errno));
+        }
+    }
+    ~TmpfsOver() { ::umount2(dir_.c_str(), MNT_DETACH); }
+    TmpfsOver(const TmpfsOver&) = delete;
+    TmpfsOver& operator=(const TmpfsOver&) = delete;
+
+  private:
+    std::string dir_;
+};
+
+// The line of text that contains needle, without its newline; empty when none does.
+std::string line_with(const std::string& text, const std::string& needle) {
+    const std::size_t at = text.find(needle);
+    if (at == std::string::npos) {
+        return "";
+    }
+    const std::size_t begin = text.rfind('\n', at);
+    const std::size_t end = text.find('\n', at);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    return text.substr(from, (end == std::string::npos ? text.size() : end) - from);
+}
+
+// The regular files anywhere under dir (directories are not listed).
+std::vector<std::string> regular_files_under(const std::string& dir) {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+        if (entry.is_regular_file()) {
+            found.push_back(entry.path().string());
+        }
+    }
+    return found;
 }
 
 std::string unique_bytes(std::size_t size) {
@@ -192,6 +249,76 @@ TEST(Files, BodyOverTheLimitIs413Json) {
     // The rest of the API keeps its own limit.
     HttpResponse json = it::post_raw("/api/v1/customers", shop, std::string(2 * 1048576, ' '));
     EXPECT_EQ(json.status, 413);
+}
+
+// A client that stops sending half-way: nginx buffers an upload's body before it passes the
+// request on (nginx/supportcrm.conf), so the pool never hears of it: no row, no bytes stored.
+TEST(Files, AClientThatStopsMidUploadLeavesNoRowAndNoBytes) {
+    const Shop shop = it::make_shop();
+    const std::string request_id = "files-cut-" + it::unique_suffix();
+    const std::string sent = unique_bytes(300000);
+    {
+        it::Socket client(it::endpoint_of(it::env().base_url));
+        const std::string head =
+            "POST /api/v1/files?filename=cut.bin HTTP/1.1\r\n"
+            "Host: localhost\r\nX-Api-Key: " +
+            shop.key + "\r\nX-Request-Id: " + request_id + "\r\nUser-Agent: " + request_id +
+            "\r\nContent-Type: application/octet-stream\r\n"
+            "Content-Length: 1000000\r\n\r\n";
+        client.send_all(head);
+        client.send_all(sent);
+    }  // closed, 700,000 bytes short
+    // nginx writes the request's access-log line once it has seen the client go: 400, nothing
+    // sent (the line names the User-Agent; the request id it logs is the answer's).
+    const char* access_log = std::getenv("SUPPORTCRM_NGINX_ACCESS_LOG");
+    ASSERT_NE(access_log, nullptr) << "SUPPORTCRM_NGINX_ACCESS_LOG is not set (scripts/test)";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::string line;
+    while ((line = line_with(it::read_file(access_log), "\"" + request_id + "\"")).empty()) {
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+            << "nginx never logged the cut upload " << request_id;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(line.find("\"POST /api/v1/files HTTP/1.1\" 400 0 "), std::string::npos) << line;
+    EXPECT_EQ(it::read_fcgi_log().find(request_id), std::string::npos) << "the pool saw it";
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM files WHERE shop_id = ?", {std::to_string(shop.id)}),
+              0);
+    EXPECT_FALSE(exists(content_path(it::sha256_hex(sent))));
+    EXPECT_TRUE(it::is_success(upload(shop, "?filename=whole.bin", sent), 201)) << "and after it";
+}
+
+// files-dir full (a 256 KiB tmpfs mounted over it for the test): 503, and nothing of the
+// upload is left, neither bytes nor row nor the Idempotency-Key's answer: once there is room
+// again, the same request stores the file.
+TEST(Files, DiskFullIs503AndNothingIsHalfWritten) {
+    if (::geteuid() != 0) {
+        GTEST_SKIP() << "mounting a tmpfs over files-dir needs root";
+    }
+    const Shop shop = it::make_shop();
+    const std::string key = "full-" + it::unique_suffix();
+    const std::string bytes = unique_bytes(600 * 1024);
+    {
+        const TmpfsOver full(files_dir(), 256 * 1024);
+        HttpResponse refused = it::http_unchecked(
+            "POST", "/api/v1/files?filename=full.bin",
+            {{"X-Api-Key", shop.key}, {"Content-Type", "text/plain"}, {"Idempotency-Key", key}},
+            bytes);
+        EXPECT_TRUE(it::is_error(refused, 503, "unavailable", "Service temporarily unavailable"))
+            << refused.describe();
+        EXPECT_EQ(regular_files_under(files_dir()), std::vector<std::string>{})
+            << "the spool is removed";
+    }
+    it::Db db;
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM files WHERE shop_id = ?", {std::to_string(shop.id)}),
+              0);
+    HttpResponse stored =
+        upload(shop, "?filename=full.bin", bytes, "text/plain", {{"Idempotency-Key", key}});
+    ASSERT_TRUE(it::is_success(stored, 201)) << stored.describe();
+    EXPECT_FALSE(stored.header("Idempotency-Replayed")) << "the 503 was not kept as the answer";
+    HttpResponse back =
+        download("/api/v1/files/" + stored.json()["file"]["id"].asString(), it::key_header(shop));
+    EXPECT_EQ(back.body, bytes);
 }
 
 TEST(Files, IdempotencyKeyReplaysAnUploadAndBindsItsFilename) {

@@ -6,12 +6,6 @@
 //
 // Requests curl would normalise (a broken request line, `%00`, odd whitespace in headers, a
 // HEAD whose body must be absent on the wire) go over a raw TCP socket.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <regex>
@@ -23,6 +17,7 @@
 
 #include "fcgi_client.h"
 #include "harness.h"
+#include "raw_socket.h"
 
 namespace {
 
@@ -33,20 +28,8 @@ using it::HttpResponse;
 // ---------------------------------------------------------------------------------------------
 // Raw HTTP.
 
-struct Endpoint {
-    std::string host;
-    int port = 0;
-};
-
-// "http://127.0.0.1:18080" -> {127.0.0.1, 18080}.
-Endpoint endpoint_of(const std::string& url) {
-    static const std::regex re(R"(^http://([0-9.]+):([0-9]+)/?$)");
-    std::smatch m;
-    if (!std::regex_match(url, m, re)) {
-        throw std::runtime_error("expected http://IPv4:PORT, got " + url);
-    }
-    return {m[1], std::stoi(m[2])};
-}
+using it::endpoint_of;
+using it::Socket;
 
 std::string env_or_throw(const char* name) {
     const char* v = std::getenv(name);
@@ -55,60 +38,6 @@ std::string env_or_throw(const char* name) {
     }
     return v;
 }
-
-class Socket {
-  public:
-    explicit Socket(const Endpoint& to) : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(static_cast<uint16_t>(to.port));
-        if (fd_ < 0 || inet_pton(AF_INET, to.host.c_str(), &addr.sin_addr) != 1 ||
-            ::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-            throw std::runtime_error("cannot connect to " + to.host + ":" +
-                                     std::to_string(to.port));
-        }
-    }
-    ~Socket() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-    Socket(const Socket&) = delete;
-    Socket& operator=(const Socket&) = delete;
-
-    void send_all(std::string_view bytes) {
-        while (!bytes.empty()) {
-            const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-            if (n <= 0) {
-                throw std::runtime_error("send failed");
-            }
-            bytes.remove_prefix(static_cast<size_t>(n));
-        }
-    }
-
-    // Everything the server sends until it closes the connection (bounded by `timeout`).
-    std::string read_to_close(std::chrono::milliseconds timeout) {
-        const auto deadline = std::chrono::steady_clock::now() + timeout;
-        std::string out;
-        char buf[16384];
-        for (;;) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                deadline - std::chrono::steady_clock::now());
-            pollfd p{fd_, POLLIN, 0};
-            if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
-                throw std::runtime_error("no end of the answer within the timeout; got: " + out);
-            }
-            const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-            if (n <= 0) {
-                return out;  // closed (a reset after the answer counts as closed too)
-            }
-            out.append(buf, static_cast<size_t>(n));
-        }
-    }
-
-  private:
-    int fd_;
-};
 
 // The answer as the harness's HttpResponse (so it::is_error applies), plus the bytes after the
 // head exactly as they came.
