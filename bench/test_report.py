@@ -316,6 +316,17 @@ class WholeReport(StackTest):
         self.assertIn("| P3 | GET ticket, matching If-None-Match (304) | 1000 | 10.00 | 40.00 | 0 "
                       "| R1 | 1.00× | (none) | FAIL | FAIL |", text)
 
+    def test_file_rows_are_bounded_by_the_write_and_static_rungs(self):
+        self.stack.measure("R3", 1, bench(8000, "2000.0"))
+        self.stack.measure("U1", 1, bench(1000, "250.0"))
+        self.stack.measure("D1", 1, bench(5200, "1300.0"))
+        text, status = report.report(self.full_run())
+        self.assertEqual(status, report.EXIT_MISSED, "D1 is under 0.70x R3")
+        self.assertIn("| U1 | POST a 100 KiB file (E13) | 250 | 10.00 | 20.00 | 0 | R2 | 0.50× "
+                      "| ≥ 0.50× R2 | PASS | PASS |", text)
+        self.assertIn("| D1 | GET a 1 MiB file's bytes (E13: X-Accel-Redirect) | 1300 | 10.00 | 20.00 "
+                      "| 0 | R3 | 0.65× | ≥ 0.70× R3 | PASS | FAIL |", text)
+
     def test_search_lag_nearest_ranks_and_target(self):
         self.stack.lag("S5-sustained", [float(x) for x in range(200, 0, -1)])  # 1..200 ms
         text, status = report.report(self.full_run())

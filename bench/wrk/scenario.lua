@@ -9,7 +9,13 @@
 --                 a ticket not answered yet is fetched once with GET first; needs one thread,
 --                 BENCH_THREADS=1, else two threads may race for one ticket and get 412) |
 --                 if-none-match (GET; each line of BENCH_PATHS is "path etag", sent as
---                 If-None-Match: 304 is the expected answer)
+--                 If-None-Match: 304 is the expected answer) |
+--                 upload (POST /api/v1/files, E13: the bytes of BENCH_BODY_FILE, their first
+--                 48 bytes made unique per request, so that every upload stores new bytes) |
+--                 bytes (GET of a file's bytes, E13, or of the static rung: the answer is not
+--                 JSON; only its status is checked, by wrk itself: no response() is defined,
+--                 so that wrk does not copy every 1 MiB body into Lua)
+--   BENCH_BODY_FILE  upload: the file whose bytes are sent
 --   BENCH_KEY     API key sent as x-api-key (empty: no key header)
 --   BENCH_NONCE   unique per wrk invocation: keeps generated emails unique across runs
 --   BENCH_IDEMPOTENCY  none (default) | fresh (a new Idempotency-Key on every request) |
@@ -41,6 +47,7 @@ local n = 0
 local i = 0
 local counter = 0
 local method, body_kind, nonce, headers, idempotency
+local upload_tail -- upload: BENCH_BODY_FILE's bytes after the first 48
 local visits = {}  -- status*: how many times each path was sent
 local etags = {}   -- status-if-match: ticket id -> the ETag of its last answer
 
@@ -74,7 +81,12 @@ function init(args)
     if #key > 0 then
         headers["x-api-key"] = key
     end
-    if body_kind ~= "none" then
+    if body_kind == "upload" then
+        headers["Content-Type"] = "application/octet-stream"
+        local f = assert(io.open(assert(os.getenv("BENCH_BODY_FILE"), "BENCH_BODY_FILE"), "rb"))
+        upload_tail = f:read("a"):sub(49)
+        f:close()
+    elseif body_kind ~= "none" and body_kind ~= "bytes" then
         headers["Content-Type"] = "application/json"
     end
     idempotency = os.getenv("BENCH_IDEMPOTENCY") or "none"
@@ -93,7 +105,7 @@ function init(args)
             prepared[k] = wrk.format(method, paths[1], headers, body)
         end
         body_kind = "none"
-    elseif body_kind == "none" then
+    elseif body_kind == "none" or body_kind == "bytes" then
         -- Requests without a body never change: format them once.
         for k = 1, n do
             prepared[k] = wrk.format(method, paths[k], headers, nil)
@@ -109,6 +121,9 @@ function init(args)
         end
         body_kind = "none"
         expect_304 = true
+    end
+    if body_kind == "bytes" then
+        body_kind = "none"
     end
 end
 
@@ -146,7 +161,10 @@ function request()
         headers["Idempotency-Key"] = string.format("bench-%s-%d-%d", nonce, tid or 1, counter)
     end
     local body
-    if body_kind == "customer" then
+    if body_kind == "upload" then
+        body = string.format("%-48s", string.format("bench %s-%d-%d", nonce, tid or 1, counter))
+            .. upload_tail
+    elseif body_kind == "customer" then
         body = string.format(
             '{"email":"bench-%s-%d-%d@bench.example","first_name":"Bench","last_name":"User",'
                 .. '"storefront_id":%d}',
@@ -159,7 +177,7 @@ function request()
     return wrk.format(method, paths[i], headers, body)
 end
 
-function response(status, resp_headers, body)
+local function check_response(status, resp_headers, body)
     if body_kind == "status-if-match" and body then
         local id = string.match(body, '"ticket":{"id":"(%d+)"')
         local tag = resp_headers["ETag"] or resp_headers["etag"]
@@ -178,6 +196,11 @@ function response(status, resp_headers, body)
     end
 end
 
+-- wrk hands every answer's body to response() only when the script defines one.
+if os.getenv("BENCH_BODY") ~= "bytes" then
+    response = check_response
+end
+
 function done(summary, latency, requests)
     local bad, empty = 0, 0
     for _, t in ipairs(threads) do
@@ -185,6 +208,9 @@ function done(summary, latency, requests)
         empty = empty + (t:get("nosuccess") or 0)
     end
     local e = summary.errors
+    if os.getenv("BENCH_BODY") == "bytes" then
+        bad = bad + e.status -- no response(): wrk's own count of answers >= 400
+    end
     local seconds = summary.duration / 1e6
     io.write(string.format(
         "BENCH requests=%d duration_us=%d rps=%.1f p50_us=%d p90_us=%d p99_us=%d max_us=%d "
