@@ -273,7 +273,7 @@ bool finish_erasure(Db& db, std::uint64_t shop_id, std::uint64_t id, ErasureBudg
                     const std::function<void(const std::string& sha256)>& remove_bytes) {
     const auto files_batch = [&] {
         std::vector<std::string> erased;
-        const std::size_t found = erase_files_batch(db, id, kErasureBatch, erased);
+        const std::size_t found = erase_files_batch(db, shop_id, id, kErasureBatch, erased);
         for (const std::string& sha256 : erased) {
             remove_bytes(sha256);
         }

@@ -47,11 +47,11 @@ bool file_bytes_named(Db& db, const std::string& sha256) {
     });
 }
 
-std::size_t erase_files_batch(Db& db, std::uint64_t customer_id, unsigned batch,
-                              std::vector<std::string>& erased) {
+std::size_t erase_files_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                              unsigned batch, std::vector<std::string>& erased) {
     Transaction tx(db);
-    std::vector<std::pair<std::uint64_t, std::string>> found =
-        db.run(bound<Stmt::erase_files_next>(customer_id, batch), [](sql::PreparedStatement& st) {
+    std::vector<std::pair<std::uint64_t, std::string>> found = db.run(
+        bound<Stmt::erase_files_next>(shop_id, customer_id, batch), [](sql::PreparedStatement& st) {
             ResultSetPtr rs(st.executeQuery());
             std::vector<std::pair<std::uint64_t, std::string>> rows;
             while (rs->next()) {

@@ -37,7 +37,7 @@ bool file_bytes_named(Db& db, const std::string& sha256);
 // transaction of its own; returns the rows it found (fewer than batch: none left) and, in
 // `erased`, the sha256 of each file deleted (whose bytes the caller may remove once no row
 // names them: file_bytes_named).
-std::size_t erase_files_batch(Db& db, std::uint64_t customer_id, unsigned batch,
-                              std::vector<std::string>& erased);
+std::size_t erase_files_batch(Db& db, std::uint64_t shop_id, std::uint64_t customer_id,
+                              unsigned batch, std::vector<std::string>& erased);
 
 }  // namespace supportcrm

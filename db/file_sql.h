@@ -31,12 +31,17 @@ namespace sql_text {
     /* bytes a row is about to name are never removed (common/file_store.h). */                    \
     S(file_sha_named, (Text),                                                                      \
       "SELECT 1 FROM files WHERE sha256 = ? LIMIT 1 LOCK IN SHARE MODE")                            \
-    /* Erasure (extensions.md E9): files of the customer's comments, a batch at a time, locked */   \
-    /* (a comment attaching one waits, or its own shared lock makes this wait). */                 \
-    S(erase_files_next, (Id, UInt),                                                                \
+    /* Erasure (extensions.md E9): files of the customer's comments, a batch at a time. The */    \
+    /* shop's files bound too: the optimizer starts from them when the shop has fewer files */    \
+    /* than the customer has comments (it walked every comment of the customer otherwise, a */    \
+    /* batch). Not a locking read: FOR UPDATE locked every ticket and comment row the join */     \
+    /* passed, so a batch held the customer's tickets while it waited for one comment's lock, */  \
+    /* and a comment on such a ticket (its touch) waited behind it. file_delete locks what goes: */ \
+    /* the file (a comment attaching it holds its shared lock: the delete waits for its commit). */ \
+    S(erase_files_next, (Id, Id, UInt),                                                            \
       "SELECT f.id, f.sha256 FROM conversations c JOIN messages m ON m.conversation_id = c.id "    \
       "JOIN message_files mf ON mf.message_id = m.id JOIN files f ON f.id = mf.file_id "           \
-      "WHERE c.customer_id = ? LIMIT ? FOR UPDATE")                                                \
+      "WHERE f.shop_id = ? AND c.customer_id = ? LIMIT ?")                                         \
     /* Its message_files rows go with it (ON DELETE CASCADE, sql/025). */                          \
     S(file_delete, (Id), "DELETE FROM files WHERE id = ?")
 SUPPORTCRM_FILE_STATEMENTS(SUPPORTCRM_SQL_TEXT, SUPPORTCRM_KEYED_SQL_TEXT)

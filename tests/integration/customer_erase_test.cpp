@@ -510,12 +510,30 @@ TEST(CustomerErase, ATicketOrACommentThatWouldGiveAnErasedCustomerNewDataIs410) 
 
 // A comment sent while the erasure's batches run (held here on a comment's row lock, after
 // its first transaction) is refused: it would come after the batch that scrubs its place.
-TEST(CustomerErase, ACommentSentWhileTheErasureRunsIsRefusedNotLeftUnscrubbed) {
+// With `file`, one more comment names an uploaded file, so the erasure's file batches find
+// work before the scrub: they lock only the files they delete (a batch that locked the tickets
+// and comments it passed held the ticket, and the refused comment waited for it until both
+// requests were killed).
+namespace {
+void comment_during_erasure_is_refused(bool file) {
     it::OneHostOnly one_host;
     it::Shop shop = it::make_shop();
     const it::Shop eraser = it::with_erase_key(shop);
     const int64_t id = it::tickets::make_customer(shop);
     const std::string ticket = ticket_with_comments(shop, id, 10);
+    if (file) {
+        it::Headers h = it::key_header(shop);
+        h.emplace_back("Content-Type", "text/plain");
+        it::HttpResponse up = it::http("POST", "/api/v1/files?filename=a.txt", h,
+                                       "erasure test file " + it::unique_suffix());
+        ASSERT_TRUE(it::is_success(up, 201)) << up.describe();
+        Json::Value files(Json::arrayValue);
+        files.append(up.json()["file"]["id"]);
+        ASSERT_TRUE(
+            it::is_success(it::post_json(it::tickets::comments_path(ticket), shop,
+                                         it::object({{"text", "see file"}, {"files", files}})),
+                           201));
+    }
     std::future<it::HttpResponse> erasure;
     {
         it::RowLock lock("SELECT id FROM messages WHERE conversation_id = " + ticket +
@@ -526,10 +544,23 @@ TEST(CustomerErase, ACommentSentWhileTheErasureRunsIsRefusedNotLeftUnscrubbed) {
         EXPECT_TRUE(is_erased_410(it::post_json(it::tickets::comments_path(ticket), shop,
                                                 it::object({{"text", "Ann, 12 Main St"}}))));
     }
-    expect_erased_answer(erasure.get(), totals(id, 1, 10, 0));
+    const int comments = file ? 11 : 10;
+    expect_erased_answer(erasure.get(), totals(id, 1, comments, 0));
     it::Db db;
     EXPECT_EQ(unscrubbed(db, ticket), 0);
-    EXPECT_EQ(db.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}), 10);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", {ticket}),
+              comments);
+    EXPECT_EQ(db.count("SELECT COUNT(*) FROM files WHERE shop_id = ?", {std::to_string(shop.id)}),
+              0);
+}
+}  // namespace
+
+TEST(CustomerErase, ACommentSentWhileTheErasureRunsIsRefusedNotLeftUnscrubbed) {
+    comment_during_erasure_is_refused(false);
+}
+
+TEST(CustomerErase, ACommentSentWhileTheErasureDeletesFilesIsRefusedNotHeldUp) {
+    comment_during_erasure_is_refused(true);
 }
 
 // A comment and an erasure racing: the comment is 201 (committed before the erasure's first
